@@ -1,0 +1,201 @@
+"""Implementations of the CLI commands: parse arguments, call one service, print."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gtreview.cli import EXIT_FINDINGS, EXIT_OK, CliError, print_json, project_dir
+from gtreview.core.findings import count_errors, count_warnings
+from gtreview.core.rubric import rubric_to_json_text
+from gtreview.core.rubric_text import RubricReadError
+from gtreview.corpus.readers import CorpusImportError
+from gtreview.services.rubric_files import RubricFile, read_rubric_file, to_rubric
+from gtreview.store.corpus_repo import DocumentConflictError
+from gtreview.store.project import Project, ProjectError, open_project
+
+
+def _read(path: Path) -> RubricFile:
+    try:
+        return read_rubric_file(path)
+    except RubricReadError as exc:
+        raise CliError(f"{path}: {exc}") from None
+
+
+def _project(args: argparse.Namespace) -> Project:
+    try:
+        return open_project(project_dir(args))
+    except ProjectError as exc:
+        raise CliError(str(exc)) from None
+
+
+def rubric_validate(args: argparse.Namespace) -> int:
+    rubric = _read(args.file)
+    errors, warnings = count_errors(rubric.findings), count_warnings(rubric.findings)
+    questions = rubric.data.get("questions")
+    count = len(questions) if isinstance(questions, list) else 0
+    if args.json:
+        print_json(
+            {
+                "ok": errors == 0,
+                "file": str(args.file),
+                "questions": count,
+                "errors": errors,
+                "warnings": warnings,
+                "findings": [f.model_dump(mode="json") for f in rubric.findings],
+            }
+        )
+    else:
+        for finding in rubric.findings:
+            print(f"{args.file}: {finding.one_line()}")
+        print(f"{args.file}: {count} questions, {errors} errors, {warnings} warnings")
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
+def rubric_import(args: argparse.Namespace) -> int:
+    from gtreview.store.sets_repo import SetImportError, import_rubric
+
+    rubric_file = _read(args.file)
+    try:
+        rubric = to_rubric(rubric_file)
+    except RubricReadError as exc:
+        raise CliError(f"{args.file}: {exc}") from None
+    project = _project(args)
+    try:
+        set_id = import_rubric(
+            project.engine, rubric, source_name=args.file.name, source_sha256=rubric_file.sha256, actor=_actor()
+        )
+    except SetImportError as exc:
+        raise CliError(f"{args.file}: {exc}") from None
+    finally:
+        project.close()
+    errors, warnings = count_errors(rubric_file.findings), count_warnings(rubric_file.findings)
+    if args.json:
+        print_json({"ok": True, "set_id": set_id, "questions": len(rubric.questions), "errors": errors, "warnings": warnings})
+    else:
+        print(f"imported {len(rubric.questions)} questions as set {set_id} ({errors} errors, {warnings} warnings)")
+    return EXIT_OK
+
+
+def rubric_export(args: argparse.Namespace) -> int:
+    from gtreview.store.sets_repo import export_rubric, list_sets
+
+    project = _project(args)
+    try:
+        sets = list_sets(project.engine)
+        set_id = args.set_id
+        if set_id is None:
+            if len(sets) != 1:
+                raise CliError(f"the project has {len(sets)} sets; name one with --set")
+            set_id = sets[0].id
+        if set_id not in {s.id for s in sets}:
+            raise CliError(f"the project has no set {set_id}")
+        rubric = export_rubric(project.engine, set_id)
+    finally:
+        project.close()
+    if args.format == "md":
+        from gtreview.report.grading_guide import render_grading_guide
+
+        text = render_grading_guide(rubric)
+    else:
+        text = rubric_to_json_text(rubric)
+    args.output.write_text(text, encoding="utf-8")
+    print(f"wrote {args.output}")
+    return EXIT_OK
+
+
+def rubric_locators(args: argparse.Namespace) -> int:
+    from gtreview.corpus.locators import CorpusIndex
+    from gtreview.store.corpus_repo import load_documents
+
+    rubric_file = _read(args.file)
+    rubric = to_rubric(rubric_file)
+    project = _project(args)
+    try:
+        index = CorpusIndex(load_documents(project.engine))
+    finally:
+        project.close()
+    rows = []
+    for question in rubric.questions:
+        for position, item in enumerate(question.evidence):
+            resolution = index.resolve(item.source or "", item.locator or "")
+            rows.append((question.id, position, resolution))
+    unresolved = [r for r in rows if not r[2].resolved]
+    if args.json:
+        print_json(
+            {
+                "ok": not unresolved,
+                "resolved": len(rows) - len(unresolved),
+                "unresolved": len(unresolved),
+                "locators": [
+                    {"question_id": qid, "evidence": pos, **res.model_dump(mode="json")} for qid, pos, res in rows
+                ],
+            }
+        )
+    else:
+        for qid, position, res in rows:
+            where = f"{qid} evidence[{position}]"
+            if res.resolved:
+                print(f"ok          {where}: {res.source} | {res.locator}")
+            else:
+                print(f"UNRESOLVED  {where}: {res.source} | {res.locator}: {res.reason}")
+        print(f"{len(rows) - len(unresolved)} of {len(rows)} locators resolve")
+    return EXIT_FINDINGS if unresolved else EXIT_OK
+
+
+def corpus_import(args: argparse.Namespace) -> int:
+    from gtreview.services.corpus_import import import_corpus
+
+    project = _project(args)
+    try:
+        report = import_corpus(project.engine, args.paths)
+    except (CorpusImportError, DocumentConflictError) as exc:
+        raise CliError(f"{exc} (nothing was imported)" if "nothing" not in str(exc) else str(exc)) from None
+    finally:
+        project.close()
+    if args.json:
+        print_json({"ok": True, **report.model_dump()})
+    else:
+        for name in report.added:
+            print(f"added      {name}")
+        for name in report.unchanged:
+            print(f"unchanged  {name}")
+        print(f"{len(report.added)} added, {len(report.unchanged)} already in the project")
+    return EXIT_OK
+
+
+def corpus_list(args: argparse.Namespace) -> int:
+    from gtreview.store.corpus_repo import list_documents
+
+    project = _project(args)
+    try:
+        documents = list_documents(project.engine)
+    finally:
+        project.close()
+    if args.json:
+        print_json(
+            [
+                {"name": d.name, "title": d.title, "kind": d.kind, "pages": d.page_count, "rows": d.row_count, "sha256": d.sha256}
+                for d in documents
+            ]
+        )
+    else:
+        for d in documents:
+            extent = f"{d.row_count} rows" if d.kind == "csv" else f"{d.page_count} pages"
+            print(f"{d.name}  ({d.kind}, {extent})  {d.title}")
+    return EXIT_OK
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    from gtreview.ui.app import run_app
+
+    return run_app(project=args.project, sample=args.sample)
+
+
+def _actor() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name on some systems
+        return "unknown"

@@ -1,0 +1,51 @@
+"""Importing corpus files into a project: parse everything first, then store at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from gtreview.core.corpus import ParsedDocument
+from gtreview.corpus.readers import CorpusImportError, parse_file
+from gtreview.store.corpus_repo import CorpusImportReport, import_documents
+
+SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".csv", ".pdf"})
+
+
+def collect_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
+    """Expand folders into their supported files, each with its document name.
+
+    A file given directly is named by its file name; files found in a folder are
+    named by their path under that folder's parent (``yudnamutana/deposits.csv``),
+    so evidence ``source`` paths can be matched by their trailing components.
+    """
+    found: list[tuple[Path, str]] = []
+    for path in paths:
+        if path.is_dir():
+            for file in sorted(path.rglob("*")):
+                if file.is_file() and file.suffix.lower() in SUPPORTED_SUFFIXES and not _hidden(file, path):
+                    found.append((file, file.relative_to(path.parent).as_posix()))
+        elif path.is_file():
+            found.append((path, path.name))
+        else:
+            raise CorpusImportError(str(path), "no such file or folder")
+    return found
+
+
+def _hidden(file: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in file.relative_to(root).parts)
+
+
+def parse_files(files: Iterable[tuple[Path, str]]) -> list[ParsedDocument]:
+    return [parse_file(path, name) for path, name in files]
+
+
+def import_corpus(engine: Engine, paths: Iterable[Path]) -> CorpusImportReport:
+    """Parse every file, then store them in one transaction; any failure stores nothing."""
+    paths = list(paths)
+    files = collect_files(paths)
+    if not files:
+        raise CorpusImportError(", ".join(str(p) for p in paths), "no .txt, .md, .csv or .pdf files found")
+    return import_documents(engine, parse_files(files))

@@ -1,0 +1,53 @@
+"""Reading, validating, importing and exporting rubric files."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from gtreview.core.findings import Finding
+from gtreview.core.rubric import Rubric
+from gtreview.core.rubric_text import MAX_RUBRIC_BYTES, RubricReadError, parse_rubric_bytes
+from gtreview.core.validation import validate_rubric
+
+
+@dataclass(frozen=True)
+class RubricFile:
+    path: Path
+    sha256: str
+    data: dict[str, object]
+    findings: list[Finding]
+
+
+def read_rubric_file(path: Path) -> RubricFile:
+    """Read and validate ``path``; raise RubricReadError when it cannot be read at all."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_RUBRIC_BYTES:
+            raise RubricReadError(
+                f"file is {size / 1e6:.1f} MB; rubric files over {MAX_RUBRIC_BYTES // (1024 * 1024)} MiB are refused"
+            )
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise RubricReadError("no such file") from None
+    except IsADirectoryError:
+        raise RubricReadError("is a folder, not a file") from None
+    except OSError as exc:
+        raise RubricReadError(exc.strerror or str(exc)) from None
+    data = parse_rubric_bytes(raw)
+    return RubricFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), data=data, findings=validate_rubric(data))
+
+
+def to_rubric(rubric_file: RubricFile) -> Rubric:
+    """The typed rubric; refuse (one line) when field types are too broken to model."""
+    try:
+        return Rubric.model_validate(rubric_file.data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        raise RubricReadError(
+            f"cannot load: {where}: {first['msg']} ({exc.error_count()} type problem(s); run 'gtreview rubric validate')"
+        ) from None

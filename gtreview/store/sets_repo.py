@@ -1,0 +1,240 @@
+"""Benchmark sets: import, versioned edits, review status, the audit log, export.
+
+Every change to a question is a new ``QuestionVersion`` row plus an append-only
+``ReviewLog`` entry carrying the content hash, so the history of what an expert
+saw and approved can be shown and verified later.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, select
+
+from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.rubric import Question, Rubric
+from gtreview.store import tables
+
+
+class ReviewStatus(StrEnum):
+    DRAFT = "draft"
+    NEEDS_WORK = "needs_work"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class SetImportError(ValueError):
+    """A rubric that cannot become a set (one-line message)."""
+
+
+class SetSummary(BaseModel):
+    id: int
+    name: str
+    source_name: str
+    question_count: int
+
+
+class VersionInfo(BaseModel):
+    version: int
+    content_hash: str
+    author: str
+    comment: str
+    created_at: str
+
+
+def import_rubric(engine: Engine, rubric: Rubric, *, source_name: str, source_sha256: str, actor: str) -> int:
+    """Store ``rubric`` as a new benchmark set (version 1 of each question); return its id."""
+    ids = [q.id for q in rubric.questions]
+    duplicates = sorted({qid for qid in ids if ids.count(qid) > 1})
+    if duplicates:
+        raise SetImportError(f"question ids are not unique ({', '.join(duplicates)}); fix the rubric first")
+    header = rubric.header_dict()
+    with Session(engine) as session:
+        benchmark_set = tables.BenchmarkSet(
+            name=rubric.benchmark.name or source_name,
+            source_name=source_name,
+            header_json=json.dumps(header, ensure_ascii=False),
+            source_sha256=source_sha256,
+        )
+        session.add(benchmark_set)
+        session.flush()
+        assert benchmark_set.id is not None
+        for position, question in enumerate(rubric.questions):
+            row = tables.Question(set_id=benchmark_set.id, position=position, qid=question.id)
+            session.add(row)
+            session.flush()
+            assert row.id is not None
+            _add_version(session, row.id, 1, question.to_json_dict(), actor, "imported")
+        session.add(
+            tables.ReviewLog(
+                actor=actor,
+                action="import",
+                set_id=benchmark_set.id,
+                content_hash=source_sha256,
+                comment=f"imported {source_name}",
+            )
+        )
+        session.commit()
+        return benchmark_set.id
+
+
+def _add_version(session: Session, question_id: int, version: int, content: dict[str, Any], author: str, comment: str) -> str:
+    content_hash = canonical_hash(content)
+    record = tables.QuestionVersion(
+        question_id=question_id,
+        version=version,
+        content_json=json.dumps(content, ensure_ascii=False),
+        content_hash=content_hash,
+        author=author,
+        comment=comment,
+    )
+    session.add(record)
+    session.flush()
+    assert record.id is not None
+    for position, fixture in enumerate(content.get("calibration") or []):
+        if not isinstance(fixture, dict):
+            continue
+        total = fixture.get("expected_total")
+        session.add(
+            tables.CalibrationFixture(
+                question_version_id=record.id,
+                position=position,
+                fixture_id=str(fixture.get("fixture_id", "")),
+                expected_gate_passed=bool(fixture.get("expected_gate_passed")),
+                expected_total=total if isinstance(total, int) else 0,
+                content_json=json.dumps(fixture, ensure_ascii=False),
+            )
+        )
+    return content_hash
+
+
+def list_sets(engine: Engine) -> list[SetSummary]:
+    with Session(engine) as session:
+        counts = dict(
+            session.exec(select(tables.Question.set_id, func.count()).group_by(col(tables.Question.set_id))).all()
+        )
+        return [
+            SetSummary(id=s.id or 0, name=s.name, source_name=s.source_name, question_count=counts.get(s.id, 0))
+            for s in session.exec(select(tables.BenchmarkSet).order_by(col(tables.BenchmarkSet.id)))
+        ]
+
+
+def _question_row(session: Session, set_id: int, qid: str) -> tables.Question:
+    row = session.exec(
+        select(tables.Question).where(tables.Question.set_id == set_id, tables.Question.qid == qid)
+    ).first()
+    if row is None:
+        raise KeyError(f"set {set_id} has no question {qid}")
+    return row
+
+
+def _current_content(session: Session, question: tables.Question) -> dict[str, Any]:
+    version = session.exec(
+        select(tables.QuestionVersion).where(
+            tables.QuestionVersion.question_id == question.id,
+            tables.QuestionVersion.version == question.current_version,
+        )
+    ).one()
+    content: dict[str, Any] = json.loads(version.content_json)
+    return content
+
+
+def load_question(engine: Engine, set_id: int, qid: str) -> Question:
+    with Session(engine) as session:
+        return Question.model_validate(_current_content(session, _question_row(session, set_id, qid)))
+
+
+def save_question(engine: Engine, set_id: int, question: Question, *, author: str, comment: str = "") -> int:
+    """Save an edited question as a new version; return the version number.
+
+    Saving content identical to the current version is a no-op (returns it).
+    """
+    content = question.to_json_dict()
+    with Session(engine) as session:
+        row = _question_row(session, set_id, question.id)
+        if canonical_hash(_current_content(session, row)) == canonical_hash(content):
+            return row.current_version
+        assert row.id is not None
+        version = row.current_version + 1
+        content_hash = _add_version(session, row.id, version, content, author, comment)
+        row.current_version = version
+        if row.review_status == ReviewStatus.APPROVED:
+            row.review_status = ReviewStatus.DRAFT.value  # an edit voids an earlier approval
+        session.add(row)
+        session.add(
+            tables.ReviewLog(
+                actor=author, action="edit", set_id=set_id, question_id=row.id, version=version,
+                content_hash=content_hash, comment=comment,
+            )
+        )
+        session.commit()
+        return version
+
+
+def set_review_status(engine: Engine, set_id: int, qid: str, status: ReviewStatus, *, actor: str, comment: str = "") -> None:
+    """Record a review decision on the current version in the audit log."""
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        content_hash = canonical_hash(_current_content(session, row))
+        row.review_status = status.value
+        session.add(row)
+        session.add(
+            tables.ReviewLog(
+                actor=actor, action=status.value, set_id=set_id, question_id=row.id,
+                version=row.current_version, content_hash=content_hash, comment=comment,
+            )
+        )
+        session.commit()
+
+
+def list_versions(engine: Engine, set_id: int, qid: str) -> list[VersionInfo]:
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        versions = session.exec(
+            select(tables.QuestionVersion)
+            .where(tables.QuestionVersion.question_id == row.id)
+            .order_by(col(tables.QuestionVersion.version))
+        )
+        return [
+            VersionInfo(version=v.version, content_hash=v.content_hash, author=v.author, comment=v.comment,
+                        created_at=v.created_at.isoformat())
+            for v in versions
+        ]
+
+
+def load_version(engine: Engine, set_id: int, qid: str, version: int) -> Question:
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        record = session.exec(
+            select(tables.QuestionVersion).where(
+                tables.QuestionVersion.question_id == row.id, tables.QuestionVersion.version == version
+            )
+        ).one()
+        return Question.model_validate(json.loads(record.content_json))
+
+
+def export_rubric(engine: Engine, set_id: int) -> Rubric:
+    """The set as a rubric: the imported header with each question's current version."""
+    with Session(engine) as session:
+        benchmark_set = session.get(tables.BenchmarkSet, set_id)
+        if benchmark_set is None:
+            raise KeyError(f"no benchmark set {set_id}")
+        header: dict[str, Any] = json.loads(benchmark_set.header_json)
+        questions = session.exec(
+            select(tables.Question).where(tables.Question.set_id == set_id).order_by(col(tables.Question.position))
+        )
+        header["questions"] = [_current_content(session, q) for q in questions]
+        return Rubric.model_validate(header)
+
+
+def review_log(engine: Engine, set_id: int) -> list[tables.ReviewLog]:
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(tables.ReviewLog).where(tables.ReviewLog.set_id == set_id).order_by(col(tables.ReviewLog.id))
+            )
+        )

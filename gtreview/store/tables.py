@@ -1,0 +1,135 @@
+"""SQLModel tables of a gtreview project database.
+
+The schema is owned by the Alembic migrations in ``migrations/versions``; these
+classes must describe exactly the head revision (a test compares them).
+JSON payloads are stored as text so the exact document is kept.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Document(SQLModel, table=True):
+    __tablename__ = "document"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    title: str
+    kind: str
+    sha256: str = Field(unique=True, index=True)
+    size_bytes: int
+    page_count: int = 0
+    row_count: int = 0
+    columns_json: str = Field(default="[]", sa_column=Column(Text, nullable=False, server_default="[]"))
+    key_column: str | None = None
+    imported_at: datetime = Field(default_factory=utc_now)
+
+
+class DocumentPage(SQLModel, table=True):
+    __tablename__ = "document_page"
+    __table_args__ = (UniqueConstraint("document_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    document_id: int = Field(foreign_key="document.id", index=True, ondelete="CASCADE")
+    number: int
+    text: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Passage(SQLModel, table=True):
+    __tablename__ = "passage"
+
+    id: int | None = Field(default=None, primary_key=True)
+    document_id: int = Field(foreign_key="document.id", index=True, ondelete="CASCADE")
+    page: int
+    line_start: int
+    line_end: int
+    text: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class TableRow(SQLModel, table=True):
+    __tablename__ = "table_row"
+    __table_args__ = (UniqueConstraint("document_id", "row_index"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    document_id: int = Field(foreign_key="document.id", index=True, ondelete="CASCADE")
+    row_index: int
+    row_key: str = Field(index=True)
+    cells_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class BenchmarkSet(SQLModel, table=True):
+    __tablename__ = "benchmark_set"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    source_name: str
+    header_json: str = Field(sa_column=Column(Text, nullable=False))
+    source_sha256: str = Field(index=True)
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class Question(SQLModel, table=True):
+    __tablename__ = "question"
+    __table_args__ = (UniqueConstraint("set_id", "qid"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    set_id: int = Field(foreign_key="benchmark_set.id", index=True, ondelete="CASCADE")
+    position: int
+    qid: str
+    current_version: int = 1
+    review_status: str = "draft"
+
+
+class QuestionVersion(SQLModel, table=True):
+    """One saved state of a question; a new row per edit, never updated."""
+
+    __tablename__ = "question_version"
+    __table_args__ = (UniqueConstraint("question_id", "version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    question_id: int = Field(foreign_key="question.id", index=True, ondelete="CASCADE")
+    version: int
+    content_json: str = Field(sa_column=Column(Text, nullable=False))
+    content_hash: str
+    author: str
+    comment: str = ""
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class CalibrationFixture(SQLModel, table=True):
+    """The fixtures of a question version, queryable without parsing its JSON."""
+
+    __tablename__ = "calibration_fixture"
+    __table_args__ = (UniqueConstraint("question_version_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    question_version_id: int = Field(foreign_key="question_version.id", index=True, ondelete="CASCADE")
+    position: int
+    fixture_id: str = Field(index=True)
+    expected_gate_passed: bool
+    expected_total: int
+    content_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class ReviewLog(SQLModel, table=True):
+    """Append-only audit trail (triggers refuse UPDATE and DELETE)."""
+
+    __tablename__ = "review_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utc_now, index=True)
+    actor: str
+    action: str
+    set_id: int | None = Field(default=None, foreign_key="benchmark_set.id", index=True)
+    question_id: int | None = Field(default=None, foreign_key="question.id", index=True)
+    version: int | None = None
+    content_hash: str
+    comment: str = ""

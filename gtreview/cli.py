@@ -124,4 +124,8 @@ def project_dir(args: argparse.Namespace) -> Path:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the imported module so that gtreview.commands and this entry
+    # point share one CliError class (``python -m`` would load this file twice).
+    from gtreview.cli import main as _main
+
+    sys.exit(_main())

@@ -38,6 +38,13 @@ class SetSummary(BaseModel):
     question_count: int
 
 
+class QuestionSummary(BaseModel):
+    qid: str
+    position: int
+    review_status: ReviewStatus
+    current_version: int
+
+
 class VersionInfo(BaseModel):
     version: int
     content_hash: str
@@ -120,6 +127,19 @@ def list_sets(engine: Engine) -> list[SetSummary]:
         return [
             SetSummary(id=s.id or 0, name=s.name, source_name=s.source_name, question_count=counts.get(s.id, 0))
             for s in session.exec(select(tables.BenchmarkSet).order_by(col(tables.BenchmarkSet.id)))
+        ]
+
+
+def list_questions(engine: Engine, set_id: int) -> list[QuestionSummary]:
+    with Session(engine) as session:
+        rows = session.exec(
+            select(tables.Question).where(tables.Question.set_id == set_id).order_by(col(tables.Question.position))
+        )
+        return [
+            QuestionSummary(
+                qid=r.qid, position=r.position, review_status=ReviewStatus(r.review_status), current_version=r.current_version
+            )
+            for r in rows
         ]
 
 
@@ -217,6 +237,31 @@ def load_version(engine: Engine, set_id: int, qid: str, version: int) -> Questio
         return Question.model_validate(json.loads(record.content_json))
 
 
+def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary, dict[str, Any]]]:
+    """Every question of the set with its current content, in set order (one query)."""
+    with Session(engine) as session:
+        rows = session.exec(
+            select(tables.Question, tables.QuestionVersion)
+            .join(
+                tables.QuestionVersion,
+                (col(tables.QuestionVersion.question_id) == col(tables.Question.id))
+                & (col(tables.QuestionVersion.version) == col(tables.Question.current_version)),
+            )
+            .where(tables.Question.set_id == set_id)
+            .order_by(col(tables.Question.position))
+        )
+        return [
+            (
+                QuestionSummary(
+                    qid=q.qid, position=q.position, review_status=ReviewStatus(q.review_status),
+                    current_version=q.current_version,
+                ),
+                json.loads(v.content_json),
+            )
+            for q, v in rows
+        ]
+
+
 def export_rubric(engine: Engine, set_id: int) -> Rubric:
     """The set as a rubric: the imported header with each question's current version."""
     with Session(engine) as session:
@@ -224,11 +269,8 @@ def export_rubric(engine: Engine, set_id: int) -> Rubric:
         if benchmark_set is None:
             raise KeyError(f"no benchmark set {set_id}")
         header: dict[str, Any] = json.loads(benchmark_set.header_json)
-        questions = session.exec(
-            select(tables.Question).where(tables.Question.set_id == set_id).order_by(col(tables.Question.position))
-        )
-        header["questions"] = [_current_content(session, q) for q in questions]
-        return Rubric.model_validate(header)
+    header["questions"] = [content for _, content in current_contents(engine, set_id)]
+    return Rubric.model_validate(header)
 
 
 def review_log(engine: Engine, set_id: int) -> list[tables.ReviewLog]:

@@ -1,0 +1,113 @@
+"""The question list: a thin table model over QuestionRow read models, and its filter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+
+from gtreview.services.review import QuestionRow
+
+Index = QModelIndex | QPersistentModelIndex
+
+COLUMNS = ("ID", "Section", "Title", "Difficulty", "Status", "Errors", "Warnings", "Calibration")
+ROW_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class QuestionTableModel(QAbstractTableModel):
+    def __init__(self, rows: list[QuestionRow] | None = None) -> None:
+        super().__init__()
+        self._rows: list[QuestionRow] = rows or []
+
+    def set_rows(self, rows: list[QuestionRow]) -> None:
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def row_at(self, row: int) -> QuestionRow:
+        return self._rows[row]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt API
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt API
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        column = index.column()
+        if role == ROW_ROLE:
+            return row
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _display(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column == 7:
+            return f"{row.fixtures} calibration fixtures" + ("" if row.calibration_ok else "; some rules fail")
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (5, 6):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def _display(row: QuestionRow, column: int) -> Any:
+    match column:
+        case 0:
+            return row.qid
+        case 1:
+            return row.section
+        case 2:
+            return row.title
+        case 3:
+            return row.difficulty
+        case 4:
+            return row.review_status.value.replace("_", " ")
+        case 5:
+            return row.errors
+        case 6:
+            return row.warnings
+        case 7:
+            return f"{row.fixtures} {'ok' if row.calibration_ok else 'check'}"
+    return None
+
+
+class QuestionFilterProxy(QSortFilterProxyModel):
+    """Search text over id, title and section, plus status/section/difficulty/findings filters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._search = ""
+        self._status = ""
+        self._section = ""
+        self._difficulty = ""
+        self._findings_only = False
+        self.setSortRole(Qt.ItemDataRole.DisplayRole)
+
+    def set_filters(
+        self, *, search: str = "", status: str = "", section: str = "", difficulty: str = "", findings_only: bool = False
+    ) -> None:
+        self._search = search.casefold().strip()
+        self._status, self._section, self._difficulty = status, section, difficulty
+        self._findings_only = findings_only
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802 - Qt API
+        model = self.sourceModel()
+        assert isinstance(model, QuestionTableModel)
+        row = model.row_at(source_row)
+        if self._status and row.review_status.value != self._status:
+            return False
+        if self._section and row.section != self._section:
+            return False
+        if self._difficulty and row.difficulty != self._difficulty:
+            return False
+        if self._findings_only and not row.has_findings:
+            return False
+        if self._search:
+            haystack = f"{row.qid} {row.title} {row.section}".casefold()
+            return self._search in haystack
+        return True

@@ -1,0 +1,95 @@
+"""The question list with its search box and filters."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gtreview.services.review import QuestionRow
+from gtreview.store.sets_repo import ReviewStatus
+from gtreview.ui.models.question_table import ROW_ROLE, QuestionFilterProxy, QuestionTableModel
+
+
+class QuestionList(QWidget):
+    question_selected = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = QuestionTableModel()
+        self.proxy = QuestionFilterProxy()
+        self.proxy.setSourceModel(self.model)
+
+        self.search = QLineEdit(placeholderText="Search id, title, section…", clearButtonEnabled=True)
+        self.status = QComboBox()
+        self.status.addItem("Any status", "")
+        for status in ReviewStatus:
+            self.status.addItem(status.value.replace("_", " "), status.value)
+        self.section = QComboBox()
+        self.difficulty = QComboBox()
+        self.findings_only = QCheckBox("Has findings")
+        for widget in (self.status, self.section, self.difficulty):
+            widget.currentIndexChanged.connect(self._apply_filters)
+        self.search.textChanged.connect(self._apply_filters)
+        self.findings_only.toggled.connect(self._apply_filters)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # set order until a header is clicked
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(self._emit_selection)
+
+        filters = QHBoxLayout()
+        for widget in (self.status, self.section, self.difficulty, self.findings_only):
+            filters.addWidget(widget)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.search)
+        layout.addLayout(filters)
+        layout.addWidget(self.table)
+
+    def set_rows(self, rows: list[QuestionRow]) -> None:
+        self.model.set_rows(rows)
+        self._fill_choices(self.section, "Any section", sorted({r.section for r in rows if r.section}))
+        self._fill_choices(self.difficulty, "Any difficulty", sorted({r.difficulty for r in rows if r.difficulty}))
+        self.table.resizeColumnsToContents()
+        if rows:
+            self.table.selectRow(0)
+
+    @staticmethod
+    def _fill_choices(combo: QComboBox, everything: str, values: list[str]) -> None:
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem(everything, "")
+        for value in values:
+            combo.addItem(value, value)
+        combo.blockSignals(False)
+
+    def _apply_filters(self) -> None:
+        self.proxy.set_filters(
+            search=self.search.text(),
+            status=self.status.currentData() or "",
+            section=self.section.currentData() or "",
+            difficulty=self.difficulty.currentData() or "",
+            findings_only=self.findings_only.isChecked(),
+        )
+
+    def _emit_selection(self) -> None:
+        index = self.table.currentIndex()
+        if index.isValid():
+            row = self.proxy.data(index, ROW_ROLE)
+            if isinstance(row, QuestionRow):
+                self.question_selected.emit(row.qid)

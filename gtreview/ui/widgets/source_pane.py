@@ -1,0 +1,130 @@
+"""Source passages beside a question: the evidence items and the page each one cites."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gtreview.core.corpus import LocatorResolution, ParsedDocument
+from gtreview.core.rubric import Evidence
+from gtreview.corpus.locators import CorpusIndex
+from gtreview.ui.widgets import html
+
+
+class SourcePane(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._index: CorpusIndex | None = None
+        self._evidence: list[tuple[Evidence, LocatorResolution]] = []
+        self._document: ParsedDocument | None = None
+        self._page_position = 0
+        self._cited: dict[int, set[int]] = {}
+        self._heading = ""
+
+        self.evidence_list = QListWidget()
+        self.evidence_list.setWordWrap(True)
+        self.evidence_list.currentRowChanged.connect(self._show_evidence)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.previous_button = QPushButton("◀ Page")
+        self.next_button = QPushButton("Page ▶")
+        self.page_label = QLabel()
+        self.previous_button.clicked.connect(lambda: self._turn(-1))
+        self.next_button.clicked.connect(lambda: self._turn(1))
+
+        navigation = QHBoxLayout()
+        navigation.addWidget(self.previous_button)
+        navigation.addWidget(self.page_label, 1, Qt.AlignmentFlag.AlignCenter)
+        navigation.addWidget(self.next_button)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addLayout(navigation)
+        lower_layout.addWidget(self.browser)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.evidence_list)
+        self.splitter.addWidget(lower)
+        self.splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("<b>Evidence and sources</b>"))
+        layout.addWidget(self.splitter)
+        self._update_navigation()
+
+    def set_index(self, index: CorpusIndex) -> None:
+        self._index = index
+
+    def show_evidence(self, evidence: list[Evidence], resolutions: list[LocatorResolution]) -> None:
+        self._evidence = list(zip(evidence, resolutions, strict=True))
+        self.evidence_list.clear()
+        for position, (item, resolution) in enumerate(self._evidence):
+            label = html.evidence_label(position, item.claim or "", resolution)
+            detail = f"{item.authority or '?'} · {item.confidence or '?'} · {item.source} | {item.locator}"
+            entry = QListWidgetItem(f"{label}\n    {detail}")
+            if not resolution.resolved:
+                entry.setForeground(Qt.GlobalColor.darkRed)
+                entry.setToolTip(resolution.reason)
+            self.evidence_list.addItem(entry)
+        if self._evidence:
+            self.evidence_list.setCurrentRow(0)
+        else:
+            self._document = None
+            self.browser.setHtml("<p>This question cites no evidence.</p>")
+            self._update_navigation()
+
+    def _show_evidence(self, row: int) -> None:
+        if not 0 <= row < len(self._evidence) or self._index is None:
+            return
+        item, resolution = self._evidence[row]
+        self._heading = f"Evidence {row + 1}: {item.claim or ''}"
+        document = self._index.match(resolution.document or item.source or "") if resolution.resolved else None
+        if document is None:
+            self._document = None
+            self.browser.setHtml(html.unresolved_html(resolution, self._heading))
+        elif document.is_table:
+            self._document = None
+            self.browser.setHtml(html.table_html(document, resolution, self._heading))
+        else:
+            self._document = document
+            self._cited = {}
+            for span in resolution.spans:
+                self._cited.setdefault(span.page, set()).update(range(span.line_start, span.line_end + 1))
+            first_page = resolution.spans[0].page if resolution.spans else document.pages[0].number
+            self._page_position = next(i for i, p in enumerate(document.pages) if p.number == first_page)
+            self._render_page()
+            if resolution.spans:
+                self.browser.scrollToAnchor(f"L{max(1, resolution.spans[0].line_start - 3)}")
+        self._update_navigation()
+
+    def _render_page(self) -> None:
+        assert self._document is not None
+        page = self._document.pages[self._page_position]
+        self.browser.setHtml(html.page_html(self._document, page, self._cited.get(page.number, set()), self._heading))
+
+    def _turn(self, step: int) -> None:
+        if self._document is None:
+            return
+        self._page_position = max(0, min(len(self._document.pages) - 1, self._page_position + step))
+        self._render_page()
+        self._update_navigation()
+
+    def _update_navigation(self) -> None:
+        document = self._document
+        paged = document is not None and len(document.pages) > 0
+        self.previous_button.setEnabled(paged and self._page_position > 0)
+        self.next_button.setEnabled(paged and document is not None and self._page_position < len(document.pages) - 1)
+        if document is not None and paged:
+            self.page_label.setText(f"{document.name} — page {document.pages[self._page_position].number} of {len(document.pages)}")
+        else:
+            self.page_label.setText("")

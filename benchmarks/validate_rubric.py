@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gtreview.core.rubric import Rubric  # noqa: E402
-from gtreview.services.rubric_files import read_rubric_file  # noqa: E402
-from tests.rubric_factory import rubric  # noqa: E402
+from gtreview.core.rubric import Rubric
+from gtreview.services.rubric_files import read_rubric_file
+from tests.rubric_factory import rubric
 
 
 def timed(path: Path, repeats: int) -> float:
@@ -46,12 +46,16 @@ def main() -> None:
         big.write_text(json.dumps(rubric(args.questions), indent=2), encoding="utf-8")
         small.write_text(json.dumps(rubric(10), indent=2), encoding="utf-8")
         big_s, small_s = timed(big, args.repeats), timed(small, args.repeats)
-        print(f"{args.questions} questions ({big.stat().st_size / 1e6:.1f} MB): {big_s * 1000:.0f} ms (median of {args.repeats})")
+        print(
+            f"{args.questions} questions ({big.stat().st_size / 1e6:.1f} MB): {big_s * 1000:.0f} ms (median of {args.repeats})"
+        )
         print(f"10 questions: {small_s * 1000:.1f} ms")
         print(f"per-question cost ratio big/small: {(big_s / args.questions) / (small_s / 10):.2f} (1.0 = linear)")
         print(f"budget: 2000 ms; used {big_s / 2.0:.0%}")
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "gtreview.cli", "rubric", "validate", str(big)], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "gtreview.cli", "rubric", "validate", str(big)], check=True, capture_output=True
+        )
         print(f"whole command incl. interpreter start: {(time.perf_counter() - start) * 1000:.0f} ms")
 
 

@@ -29,7 +29,9 @@ class CliError(Exception):
 
 
 def _add_project(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--project", type=Path, default=None, help="project folder (default: one in the per-user data folder)")
+    parser.add_argument(
+        "--project", type=Path, default=None, help="project folder (default: one in the per-user data folder)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         _fail(str(exc), args)
         return exc.status
-    except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+    except Exception as exc:
         if os.environ.get("GTREVIEW_DEBUG"):
             raise
         _fail(f"{type(exc).__name__}: {exc}", args)

@@ -71,7 +71,9 @@ def rubric_import(args: argparse.Namespace) -> int:
         project.close()
     errors, warnings = count_errors(rubric_file.findings), count_warnings(rubric_file.findings)
     if args.json:
-        print_json({"ok": True, "set_id": set_id, "questions": len(rubric.questions), "errors": errors, "warnings": warnings})
+        print_json(
+            {"ok": True, "set_id": set_id, "questions": len(rubric.questions), "errors": errors, "warnings": warnings}
+        )
     else:
         print(f"imported {len(rubric.questions)} questions as set {set_id} ({errors} errors, {warnings} warnings)")
     return EXIT_OK
@@ -175,7 +177,14 @@ def corpus_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             [
-                {"name": d.name, "title": d.title, "kind": d.kind, "pages": d.page_count, "rows": d.row_count, "sha256": d.sha256}
+                {
+                    "name": d.name,
+                    "title": d.title,
+                    "kind": d.kind,
+                    "pages": d.page_count,
+                    "rows": d.row_count,
+                    "sha256": d.sha256,
+                }
                 for d in documents
             ]
         )

@@ -51,7 +51,5 @@ def test_core_depends_on_nothing_above_it() -> None:
 def test_every_package_is_listed_in_pyproject() -> None:
     config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
-    found = {
-        ".".join(init.parent.relative_to(PACKAGE.parent).parts) for init in PACKAGE.rglob("__init__.py")
-    }
+    found = {".".join(init.parent.relative_to(PACKAGE.parent).parts) for init in PACKAGE.rglob("__init__.py")}
     assert found - listed == set()

@@ -19,7 +19,9 @@ def _scalar(value: Any) -> bool:
 def _inline_object(value: dict[str, Any]) -> str | None:
     if not value or not all(_scalar(v) for v in value.values()):
         return None
-    body = ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}" for k, v in value.items())
+    body = ", ".join(
+        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}" for k, v in value.items()
+    )
     text = "{ " + body + " }"
     return text if len(text) <= INLINE_LIMIT else None
 

@@ -44,10 +44,10 @@ def parse_rubric_bytes(raw: bytes) -> dict[str, Any]:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         shown = "missing" if version is None else json.dumps(version)
-        raise RubricReadError(f"schema_version is {shown}; only \"{SCHEMA_VERSION}\" is supported")
+        raise RubricReadError(f'schema_version is {shown}; only "{SCHEMA_VERSION}" is supported')
     questions = data.get("questions")
     if not isinstance(questions, list) or not questions:
-        raise RubricReadError("the rubric has no questions (\"questions\" must be a non-empty list)")
+        raise RubricReadError('the rubric has no questions ("questions" must be a non-empty list)')
     return data
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from gtreview.core.findings import Finding, Severity
 from gtreview.core.rubric import GATE_ID, TOTAL_POINTS, AccessMode
@@ -83,12 +83,12 @@ _STRING_FIELDS = ("section", "title", "type", "mode", "difficulty", "principle")
 _STRING_LISTS = ("required_concepts", "indicative_terms", "do_not_credit")
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     """JSON integers only: booleans are not points, and 3.0 is not an integer here."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _text(value: Any) -> bool:
+def _text(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -100,7 +100,9 @@ class _Sink:
         self.out = out
 
     def __call__(self, code: str, path: str, message: str) -> None:
-        self.out.append(Finding(code=code, severity=RULES[code][0], question_id=self.question_id, path=path, message=message))
+        self.out.append(
+            Finding(code=code, severity=RULES[code][0], question_id=self.question_id, path=path, message=message)
+        )
 
 
 Emit = Callable[[str, str, str], None]
@@ -178,14 +180,22 @@ def _check_header(data: dict[str, Any], emit: Emit) -> None:
     if scoring is not None and not isinstance(scoring, dict):
         emit("field-type", "$.scoring_model", "scoring_model should be an object.")
     elif isinstance(scoring, dict) and "total_points" in scoring and scoring["total_points"] != TOTAL_POINTS:
-        emit("scoring-total-not-10", "$.scoring_model.total_points", f"total_points is {scoring['total_points']!r}, not 10.")
+        emit(
+            "scoring-total-not-10",
+            "$.scoring_model.total_points",
+            f"total_points is {scoring['total_points']!r}, not 10.",
+        )
     authorities = data.get("source_authority", [])
     if not isinstance(authorities, list):
         emit("field-type", "$.source_authority", "source_authority should be a list.")
     else:
         for index, item in enumerate(authorities):
             if not isinstance(item, dict) or not (_text(item.get("source_class")) or _text(item.get("class"))):
-                emit("authority-malformed", f"$.source_authority[{index}]", "This authority has no source_class (or class).")
+                emit(
+                    "authority-malformed",
+                    f"$.source_authority[{index}]",
+                    "This authority has no source_class (or class).",
+                )
             elif "rank" in item and not is_int(item["rank"]):
                 emit("authority-malformed", f"$.source_authority[{index}].rank", "rank should be a whole number.")
     shapes = _check_variant_list(data.get("global_variants", []), "$.global_variants", emit, allow_strings=False)
@@ -225,7 +235,11 @@ def _check_variant_list(items: Any, path: str, emit: Emit, *, allow_strings: boo
         else:
             ok = False
         if not ok:
-            emit("variant-malformed", where, "This variant rule is neither a string nor a canonical term with its variants.")
+            emit(
+                "variant-malformed",
+                where,
+                "This variant rule is neither a string nor a canonical term with its variants.",
+            )
         elif path == "$.global_variants":
             shapes.add(_variant_shape(item))
     return shapes
@@ -257,10 +271,18 @@ def _check_components(question: dict[str, Any], path: str, emit: Emit) -> dict[s
             emit("component-id-duplicate", f"{where}.id", f"Component id {cid} is used more than once.")
         value = component.get("points")
         if not is_int(value):
-            emit("points-not-integer", f"{where}.points", f"{cid} is worth {value!r} points; points must be whole numbers.")
+            emit(
+                "points-not-integer",
+                f"{where}.points",
+                f"{cid} is worth {value!r} points; points must be whole numbers.",
+            )
             all_integer = False
         elif value < 1:
-            emit("points-not-positive", f"{where}.points", f"{cid} is worth {value} points; every component is worth at least 1.")
+            emit(
+                "points-not-positive",
+                f"{where}.points",
+                f"{cid} is worth {value} points; every component is worth at least 1.",
+            )
         points.setdefault(cid, value)
         is_gate = component.get("is_gate", False)
         if not isinstance(is_gate, bool):
@@ -277,7 +299,11 @@ def _check_components(question: dict[str, Any], path: str, emit: Emit) -> dict[s
         emit("gate-missing", f"{path}.components", "No component is marked is_gate.")
     elif len(gates) > 1:
         ids = ", ".join(cid for _, cid in gates)
-        emit("gate-multiple", f"{path}.components", f"{len(gates)} components are marked as gates ({ids}); exactly one is allowed.")
+        emit(
+            "gate-multiple",
+            f"{path}.components",
+            f"{len(gates)} components are marked as gates ({ids}); exactly one is allowed.",
+        )
     else:
         index, cid = gates[0]
         if cid != GATE_ID:
@@ -285,10 +311,18 @@ def _check_components(question: dict[str, Any], path: str, emit: Emit) -> dict[s
     gate_points = points.get(GATE_ID)
     if is_int(gate_points):
         if not 2 <= gate_points <= 4:
-            emit("gate-points-range", f"{path}.components", f"The gate {GATE_ID} is worth {gate_points} points; it must be worth 2 to 4.")
+            emit(
+                "gate-points-range",
+                f"{path}.components",
+                f"The gate {GATE_ID} is worth {gate_points} points; it must be worth 2 to 4.",
+            )
         above = sum(v for k, v in points.items() if k != GATE_ID and is_int(v))
         if all_integer and above < 6:
-            emit("points-above-gate", f"{path}.components", f"Only {above} points lie above the gate; at least 6 are needed.")
+            emit(
+                "points-above-gate",
+                f"{path}.components",
+                f"Only {above} points lie above the gate; at least 6 are needed.",
+            )
     return points
 
 
@@ -299,12 +333,20 @@ def _check_gate_block(question: dict[str, Any], path: str, points: dict[str, Any
         emit("gate-block-missing", where, "The question has no gate object.")
         return
     if gate.get("component_id") != GATE_ID:
-        emit("gate-component-id", f"{where}.component_id", f"gate.component_id is {gate.get('component_id')!r}; it must be {GATE_ID}.")
+        emit(
+            "gate-component-id",
+            f"{where}.component_id",
+            f"gate.component_id is {gate.get('component_id')!r}; it must be {GATE_ID}.",
+        )
     gate_points = gate.get("points")
     if not is_int(gate_points):
         emit("points-not-integer", f"{where}.points", f"gate.points is {gate_points!r}; points must be whole numbers.")
     elif GATE_ID in points and is_int(points[GATE_ID]) and gate_points != points[GATE_ID]:
-        emit("gate-points-mismatch", f"{where}.points", f"gate.points is {gate_points} but {GATE_ID} is worth {points[GATE_ID]}.")
+        emit(
+            "gate-points-mismatch",
+            f"{where}.points",
+            f"gate.points is {gate_points} but {GATE_ID} is worth {points[GATE_ID]}.",
+        )
     if not _text(gate.get("pass_condition")):
         emit("pass-condition-empty", f"{where}.pass_condition", "The gate has no pass condition.")
     examples = gate.get("fail_examples")
@@ -342,7 +384,11 @@ def _check_calibration(question: dict[str, Any], path: str, points: dict[str, An
         emit("field-type", where, "calibration should be a list.")
         return
     if len(fixtures) < 3:
-        emit("calibration-too-few", where, f"The question has {len(fixtures)} calibration fixtures; at least 3 are needed.")
+        emit(
+            "calibration-too-few",
+            where,
+            f"The question has {len(fixtures)} calibration fixtures; at least 3 are needed.",
+        )
     gate_points = points.get(GATE_ID)
     kinds: set[str] = set()
     for index, fixture in enumerate(fixtures):
@@ -353,7 +399,11 @@ def _check_calibration(question: dict[str, Any], path: str, points: dict[str, An
         if "near-miss" not in kinds:
             emit("calibration-no-near-miss", where, "No fixture is a gate-fail near miss (gate failed, total 0).")
         if "minimum" not in kinds and is_int(gate_points):
-            emit("calibration-no-minimum-pass", where, f"No fixture is a minimum pass (gate passed, total exactly {gate_points}).")
+            emit(
+                "calibration-no-minimum-pass",
+                where,
+                f"No fixture is a minimum pass (gate passed, total exactly {gate_points}).",
+            )
         if "strong" not in kinds:
             emit("calibration-no-strong", where, "No fixture is a strong response (total 9 or 10).")
 
@@ -366,13 +416,21 @@ def _check_fixture(fixture: Any, where: str, points: dict[str, Any], emit: Emit)
     fid = fixture["fixture_id"]
     gate_passed = fixture.get("expected_gate_passed")
     if not isinstance(gate_passed, bool):
-        emit("fixture-malformed", f"{where}.expected_gate_passed", f"{fid}: expected_gate_passed should be true or false.")
+        emit(
+            "fixture-malformed",
+            f"{where}.expected_gate_passed",
+            f"{fid}: expected_gate_passed should be true or false.",
+        )
         return ""
     if not _text(fixture.get("response_text")):
         emit("fixture-response-empty", f"{where}.response_text", f"{fid} has no response text.")
     awards = fixture.get("expected_component_awards")
     if not isinstance(awards, list):
-        emit("fixture-malformed", f"{where}.expected_component_awards", f"{fid}: expected_component_awards should be a list.")
+        emit(
+            "fixture-malformed",
+            f"{where}.expected_component_awards",
+            f"{fid}: expected_component_awards should be a list.",
+        )
         return ""
     seen: Counter[str] = Counter()
     award_sum = 0
@@ -390,7 +448,11 @@ def _check_fixture(fixture: Any, where: str, points: dict[str, Any], emit: Emit)
         if cid not in points:
             emit("fixture-award-unknown", at, f"{fid} awards {cid}, which is not a component of this question.")
         if not is_int(value):
-            emit("fixture-award-not-integer", f"{at}.awarded", f"{fid} awards {value!r} to {cid}; awards are whole numbers.")
+            emit(
+                "fixture-award-not-integer",
+                f"{at}.awarded",
+                f"{fid} awards {value!r} to {cid}; awards are whole numbers.",
+            )
             sum_ok = False
             continue
         award_sum += value
@@ -400,16 +462,28 @@ def _check_fixture(fixture: Any, where: str, points: dict[str, Any], emit: Emit)
         if not gate_passed and value != 0:
             emit("fixture-gate-failed-nonzero", f"{at}.awarded", f"{fid} fails the gate but awards {value} to {cid}.")
         if gate_passed and cid == GATE_ID and is_int(maximum) and value != maximum:
-            emit("fixture-gate-partial", f"{at}.awarded", f"{fid} passes the gate but awards {value} of {maximum} to {GATE_ID}.")
+            emit(
+                "fixture-gate-partial",
+                f"{at}.awarded",
+                f"{fid} passes the gate but awards {value} of {maximum} to {GATE_ID}.",
+            )
     for cid in points:
         if cid not in seen:
             emit("fixture-award-missing", f"{where}.expected_component_awards", f"{fid} does not award {cid}.")
     total = fixture.get("expected_total")
     if not is_int(total) or not 0 <= total <= TOTAL_POINTS:
-        emit("fixture-total-range", f"{where}.expected_total", f"{fid}: expected_total {total!r} is not a whole number from 0 to 10.")
+        emit(
+            "fixture-total-range",
+            f"{where}.expected_total",
+            f"{fid}: expected_total {total!r} is not a whole number from 0 to 10.",
+        )
         return ""
     if sum_ok and award_sum != total:
-        emit("fixture-total-mismatch", f"{where}.expected_total", f"{fid}: awards sum to {award_sum} but expected_total is {total}.")
+        emit(
+            "fixture-total-mismatch",
+            f"{where}.expected_total",
+            f"{fid}: awards sum to {award_sum} but expected_total is {total}.",
+        )
     if not gate_passed and total == 0:
         return "near-miss"
     if gate_passed and total == points.get(GATE_ID):
@@ -426,7 +500,11 @@ def _check_ids(ids: list[tuple[int, str]], emit: Emit) -> None:
         by_id[qid].append(index)
         digits = re.sub(r"\D", "", qid)
         if not digits:
-            emit("question-id-no-digits", f"$.questions[{index}].id", f"Question id {qid!r} has no digits; the harness would normalise it to an empty id.")
+            emit(
+                "question-id-no-digits",
+                f"$.questions[{index}].id",
+                f"Question id {qid!r} has no digits; the harness would normalise it to an empty id.",
+            )
         else:
             by_digits[digits].add(qid)
     for qid, indexes in by_id.items():
@@ -435,7 +513,11 @@ def _check_ids(ids: list[tuple[int, str]], emit: Emit) -> None:
     for digits, qids in by_digits.items():
         if len(qids) > 1:
             names = ", ".join(sorted(qids))
-            emit("question-id-digits-collision", "$.questions", f"Ids {names} all become {digits} in the harness, which keeps digits only.")
+            emit(
+                "question-id-digits-collision",
+                "$.questions",
+                f"Ids {names} all become {digits} in the harness, which keeps digits only.",
+            )
 
 
 def _check_fixture_ids(questions: list[Any], findings: list[Finding]) -> None:

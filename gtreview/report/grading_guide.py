@@ -31,7 +31,10 @@ def render_question(question: Question) -> str:
     """One marking block."""
     lines = [f"### {question.id} · {question.title or 'Untitled'}"]
     lines.append(f"**Q.** {question.question or ''}")
-    facts = [f"**Type:** {question.type}" if question.type else "", f"**Difficulty:** {question.difficulty}" if question.difficulty else ""]
+    facts = [
+        f"**Type:** {question.type}" if question.type else "",
+        f"**Difficulty:** {question.difficulty}" if question.difficulty else "",
+    ]
     total = sum(c.points for c in question.components)
     lines.append(" · ".join([f for f in facts if f] + [f"**Total: {total}**"]))
     lines.append("")
@@ -79,12 +82,22 @@ def render_grading_guide(rubric: Rubric) -> str:
     name = benchmark.name or "Benchmark"
     parts = [f"# {name} — Graded Answer Key & Marking Scheme", ""]
     if benchmark.corpus_root:
-        parts.append(f"**Corpus:** `{benchmark.corpus_root}`" + (f" — {benchmark.region_or_dataset}" if benchmark.region_or_dataset else ""))
+        parts.append(
+            f"**Corpus:** `{benchmark.corpus_root}`"
+            + (f" — {benchmark.region_or_dataset}" if benchmark.region_or_dataset else "")
+        )
     if benchmark.domain_scope:
         parts.append(f"**Scope:** {benchmark.domain_scope}")
     if rubric.candidate_access_mode:
         parts.append(f"**Candidate access mode:** `{rubric.candidate_access_mode}`")
-    parts += ["", f"{len(rubric.questions)} questions. The JSON sidecar (schema {rubric.schema_version}) is the source of truth.", "", "---", "", _HOW_TO_USE]
+    parts += [
+        "",
+        f"{len(rubric.questions)} questions. The JSON sidecar (schema {rubric.schema_version}) is the source of truth.",
+        "",
+        "---",
+        "",
+        _HOW_TO_USE,
+    ]
     for section, questions in groupby(rubric.questions, key=lambda q: q.section or ""):
         parts += ["---", "", f"## Section {section}" if section else "## Questions", ""]
         parts += [render_question(question) for question in questions]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
 from sqlalchemy import Engine
 
 from gtreview.store.db import alembic_config, current_revision, head_revision, make_engine, migrate
@@ -57,7 +58,7 @@ def _check_known_revision(revision: str | None, db_path: Path) -> None:
     script = ScriptDirectory.from_config(alembic_config())
     try:
         script.get_revision(revision)
-    except Exception:
+    except CommandError:
         raise ProjectError(
             f"{db_path} was written by a newer gtreview (schema revision {revision}); upgrade gtreview to open it"
         ) from None

@@ -89,7 +89,9 @@ def import_rubric(engine: Engine, rubric: Rubric, *, source_name: str, source_sh
         return benchmark_set.id
 
 
-def _add_version(session: Session, question_id: int, version: int, content: dict[str, Any], author: str, comment: str) -> str:
+def _add_version(
+    session: Session, question_id: int, version: int, content: dict[str, Any], author: str, comment: str
+) -> str:
     content_hash = canonical_hash(content)
     record = tables.QuestionVersion(
         question_id=question_id,
@@ -125,7 +127,7 @@ def list_sets(engine: Engine) -> list[SetSummary]:
             session.exec(select(tables.Question.set_id, func.count()).group_by(col(tables.Question.set_id))).all()
         )
         return [
-            SetSummary(id=s.id or 0, name=s.name, source_name=s.source_name, question_count=counts.get(s.id, 0))
+            SetSummary(id=s.id or 0, name=s.name, source_name=s.source_name, question_count=counts.get(s.id or 0, 0))
             for s in session.exec(select(tables.BenchmarkSet).order_by(col(tables.BenchmarkSet.id)))
         ]
 
@@ -137,7 +139,10 @@ def list_questions(engine: Engine, set_id: int) -> list[QuestionSummary]:
         )
         return [
             QuestionSummary(
-                qid=r.qid, position=r.position, review_status=ReviewStatus(r.review_status), current_version=r.current_version
+                qid=r.qid,
+                position=r.position,
+                review_status=ReviewStatus(r.review_status),
+                current_version=r.current_version,
             )
             for r in rows
         ]
@@ -187,15 +192,22 @@ def save_question(engine: Engine, set_id: int, question: Question, *, author: st
         session.add(row)
         session.add(
             tables.ReviewLog(
-                actor=author, action="edit", set_id=set_id, question_id=row.id, version=version,
-                content_hash=content_hash, comment=comment,
+                actor=author,
+                action="edit",
+                set_id=set_id,
+                question_id=row.id,
+                version=version,
+                content_hash=content_hash,
+                comment=comment,
             )
         )
         session.commit()
         return version
 
 
-def set_review_status(engine: Engine, set_id: int, qid: str, status: ReviewStatus, *, actor: str, comment: str = "") -> None:
+def set_review_status(
+    engine: Engine, set_id: int, qid: str, status: ReviewStatus, *, actor: str, comment: str = ""
+) -> None:
     """Record a review decision on the current version in the audit log."""
     with Session(engine) as session:
         row = _question_row(session, set_id, qid)
@@ -204,8 +216,13 @@ def set_review_status(engine: Engine, set_id: int, qid: str, status: ReviewStatu
         session.add(row)
         session.add(
             tables.ReviewLog(
-                actor=actor, action=status.value, set_id=set_id, question_id=row.id,
-                version=row.current_version, content_hash=content_hash, comment=comment,
+                actor=actor,
+                action=status.value,
+                set_id=set_id,
+                question_id=row.id,
+                version=row.current_version,
+                content_hash=content_hash,
+                comment=comment,
             )
         )
         session.commit()
@@ -220,8 +237,13 @@ def list_versions(engine: Engine, set_id: int, qid: str) -> list[VersionInfo]:
             .order_by(col(tables.QuestionVersion.version))
         )
         return [
-            VersionInfo(version=v.version, content_hash=v.content_hash, author=v.author, comment=v.comment,
-                        created_at=v.created_at.isoformat())
+            VersionInfo(
+                version=v.version,
+                content_hash=v.content_hash,
+                author=v.author,
+                comment=v.comment,
+                created_at=v.created_at.isoformat(),
+            )
             for v in versions
         ]
 
@@ -253,7 +275,9 @@ def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary,
         return [
             (
                 QuestionSummary(
-                    qid=q.qid, position=q.position, review_status=ReviewStatus(q.review_status),
+                    qid=q.qid,
+                    position=q.position,
+                    review_status=ReviewStatus(q.review_status),
                     current_version=q.current_version,
                 ),
                 json.loads(v.content_json),

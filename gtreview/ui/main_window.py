@@ -53,11 +53,11 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
         view_menu = self.menuBar().addMenu("&View")
-        find_action = QAction("&Find question", self, shortcut=QKeySequence.StandardKey.Find)
+        find_action = QAction("&Find question", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
         find_action.triggered.connect(lambda: self.question_list.search.setFocus())
         view_menu.addAction(find_action)
 
@@ -101,12 +101,14 @@ class MainWindow(QMainWindow):
                 splitter.restoreState(state)
 
     def _splitters(self) -> dict[str, QSplitter]:
-        return {"main_splitter": self.main_splitter, "work_splitter": self.work_splitter, "detail_splitter": self.detail_splitter}
+        return {
+            "main_splitter": self.main_splitter,
+            "work_splitter": self.work_splitter,
+            "detail_splitter": self.detail_splitter,
+        }
 
-    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802 - Qt API
+    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.settings.setValue("main_window/geometry", self.saveGeometry())
         for key, splitter in self._splitters().items():
             self.settings.setValue(f"main_window/{key}", splitter.saveState())
         super().closeEvent(event)
-
-

@@ -37,7 +37,11 @@ def test_models_match_the_migrations(project) -> None:  # type: ignore[no-untype
 
 def test_foreign_keys_are_enforced(project) -> None:  # type: ignore[no-untyped-def]
     with project.engine.begin() as connection, pytest.raises(DatabaseError):
-        connection.execute(text("INSERT INTO question (set_id, position, qid, current_version, review_status) VALUES (99, 0, 'A1', 1, 'draft')"))
+        connection.execute(
+            text(
+                "INSERT INTO question (set_id, position, qid, current_version, review_status) VALUES (99, 0, 'A1', 1, 'draft')"
+            )
+        )
 
 
 def test_rubric_round_trips_through_the_store(project, interop_dir: Path) -> None:  # type: ignore[no-untyped-def]
@@ -50,12 +54,16 @@ def test_rubric_round_trips_through_the_store(project, interop_dir: Path) -> Non
 
 def test_edits_are_versions_and_logged(project) -> None:  # type: ignore[no-untyped-def]
     data = rubric(2)
-    set_id = sets_repo.import_rubric(project.engine, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="ann")
+    set_id = sets_repo.import_rubric(
+        project.engine, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="ann"
+    )
     q = sets_repo.load_question(project.engine, set_id, "A2")
     q.title = "Why the yield fell"
     assert sets_repo.save_question(project.engine, set_id, q, author="ann", comment="clearer title") == 2
     assert sets_repo.save_question(project.engine, set_id, q, author="ann") == 2  # unchanged content: no new version
-    sets_repo.set_review_status(project.engine, set_id, "A2", sets_repo.ReviewStatus.APPROVED, actor="bob", comment="ok")
+    sets_repo.set_review_status(
+        project.engine, set_id, "A2", sets_repo.ReviewStatus.APPROVED, actor="bob", comment="ok"
+    )
 
     versions = sets_repo.list_versions(project.engine, set_id, "A2")
     assert [v.version for v in versions] == [1, 2]
@@ -65,7 +73,11 @@ def test_edits_are_versions_and_logged(project) -> None:  # type: ignore[no-unty
     assert exported["questions"][0] == data["questions"][0]
 
     log = sets_repo.review_log(project.engine, set_id)
-    assert [(e.action, e.actor, e.version) for e in log] == [("import", "ann", None), ("edit", "ann", 2), ("approved", "bob", 2)]
+    assert [(e.action, e.actor, e.version) for e in log] == [
+        ("import", "ann", None),
+        ("edit", "ann", 2),
+        ("approved", "bob", 2),
+    ]
     assert log[2].content_hash == versions[1].content_hash
 
     # an edit after approval puts the question back to draft
@@ -80,7 +92,9 @@ def test_edits_are_versions_and_logged(project) -> None:  # type: ignore[no-unty
 
 
 def test_review_log_is_append_only(project) -> None:  # type: ignore[no-untyped-def]
-    sets_repo.import_rubric(project.engine, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="ann")
+    sets_repo.import_rubric(
+        project.engine, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="ann"
+    )
     for statement in ("UPDATE review_log SET actor = 'mallory'", "DELETE FROM review_log"):
         with project.engine.begin() as connection, pytest.raises(DatabaseError, match="append-only"):
             connection.execute(text(statement))
@@ -90,7 +104,9 @@ def test_duplicate_question_ids_are_refused(project) -> None:  # type: ignore[no
     data = rubric(2)
     data["questions"][1]["id"] = "A1"
     with pytest.raises(sets_repo.SetImportError, match="A1"):
-        sets_repo.import_rubric(project.engine, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="a")
+        sets_repo.import_rubric(
+            project.engine, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="a"
+        )
     assert sets_repo.list_sets(project.engine) == []
 
 
@@ -109,7 +125,9 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
             {"header": json.dumps({**rubric(1), "questions": None})},
         )
         connection.execute(
-            text("INSERT INTO question (id, set_id, position, qid, current_version, review_status) VALUES (1, 1, 0, 'A1', 1, 'approved')")
+            text(
+                "INSERT INTO question (id, set_id, position, qid, current_version, review_status) VALUES (1, 1, 0, 'A1', 1, 'approved')"
+            )
         )
         connection.execute(
             text(
@@ -125,7 +143,11 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
     try:
         assert current_revision(project.engine) == head_revision()
         with project.engine.connect() as connection:
-            fixtures = connection.execute(text("SELECT fixture_id, expected_gate_passed, expected_total FROM calibration_fixture ORDER BY position")).all()
+            fixtures = connection.execute(
+                text(
+                    "SELECT fixture_id, expected_gate_passed, expected_total FROM calibration_fixture ORDER BY position"
+                )
+            ).all()
         assert [tuple(f) for f in fixtures] == [("A1-F1", 0, 0), ("A1-F2", 1, 3), ("A1-F3", 1, 10)]
         assert sets_repo.export_rubric(project.engine, 1).to_json_dict()["questions"] == [question]
     finally:

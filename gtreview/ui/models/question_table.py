@@ -27,14 +27,18 @@ class QuestionTableModel(QAbstractTableModel):
     def row_at(self, row: int) -> QuestionRow:
         return self._rows[row]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt API
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt API
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt API
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(COLUMNS)
+        ):
             return COLUMNS[section]
         return None
 
@@ -88,14 +92,21 @@ class QuestionFilterProxy(QSortFilterProxyModel):
         self.setSortRole(Qt.ItemDataRole.DisplayRole)
 
     def set_filters(
-        self, *, search: str = "", status: str = "", section: str = "", difficulty: str = "", findings_only: bool = False
+        self,
+        *,
+        search: str = "",
+        status: str = "",
+        section: str = "",
+        difficulty: str = "",
+        findings_only: bool = False,
     ) -> None:
+        self.beginFilterChange()
         self._search = search.casefold().strip()
         self._status, self._section, self._difficulty = status, section, difficulty
         self._findings_only = findings_only
-        self.invalidateFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802 - Qt API
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         model = self.sourceModel()
         assert isinstance(model, QuestionTableModel)
         row = model.row_at(source_row)

@@ -114,7 +114,9 @@ def table_html(document: ParsedDocument, resolution: LocatorResolution, heading:
             f"<tr><th>{escape(column)}</th><td{' class=cited' if column in cell.columns else ''}>{escape(value)}</td></tr>"
             for column, value in row.cells.items()
         )
-        parts.append(f"<p><b>Row {row.index}</b> ({escape(document.key_column or '')} = {escape(row.key)})</p><table>{body}</table>")
+        parts.append(
+            f"<p><b>Row {row.index}</b> ({escape(document.key_column or '')} = {escape(row.key)})</p><table>{body}</table>"
+        )
     return "".join(parts)
 
 

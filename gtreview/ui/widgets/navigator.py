@@ -40,7 +40,7 @@ class Navigator(QTreeWidget):
     def select_set(self, set_id: int) -> None:
         for position in range(self.sets_item.childCount()):
             child = self.sets_item.child(position)
-            if child.data(0, SET_ROLE) == set_id:
+            if child is not None and child.data(0, SET_ROLE) == set_id:
                 self.setCurrentItem(child)
 
     def _clicked(self, item: QTreeWidgetItem) -> None:

@@ -37,8 +37,8 @@ class QuestionList(QWidget):
         self.section = QComboBox()
         self.difficulty = QComboBox()
         self.findings_only = QCheckBox("Has findings")
-        for widget in (self.status, self.section, self.difficulty):
-            widget.currentIndexChanged.connect(self._apply_filters)
+        for combo in (self.status, self.section, self.difficulty):
+            combo.currentIndexChanged.connect(self._apply_filters)
         self.search.textChanged.connect(self._apply_filters)
         self.findings_only.toggled.connect(self._apply_filters)
 

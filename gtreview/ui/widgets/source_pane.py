@@ -125,6 +125,8 @@ class SourcePane(QWidget):
         self.previous_button.setEnabled(paged and self._page_position > 0)
         self.next_button.setEnabled(paged and document is not None and self._page_position < len(document.pages) - 1)
         if document is not None and paged:
-            self.page_label.setText(f"{document.name} — page {document.pages[self._page_position].number} of {len(document.pages)}")
+            self.page_label.setText(
+                f"{document.name} — page {document.pages[self._page_position].number} of {len(document.pages)}"
+            )
         else:
             self.page_label.setText("")

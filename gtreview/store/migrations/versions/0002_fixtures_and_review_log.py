@@ -55,9 +55,7 @@ def upgrade() -> None:
     op.create_index("ix_review_log_set_id", "review_log", ["set_id"])
     op.create_index("ix_review_log_question_id", "review_log", ["question_id"])
     for name, when in _APPEND_ONLY.items():
-        op.execute(
-            f"CREATE TRIGGER {name} {when} BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END"
-        )
+        op.execute(f"CREATE TRIGGER {name} {when} BEGIN SELECT RAISE(ABORT, 'the review log is append-only'); END")
     _backfill_fixtures(fixture)
 
 

@@ -1,0 +1,30 @@
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QSettings
+
+from gtreview.services.corpus_import import import_corpus
+from gtreview.services.rubric_files import read_rubric_file, to_rubric
+from gtreview.store import sets_repo
+from gtreview.store.project import Project, open_project
+
+
+@pytest.fixture()
+def settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture()
+def interop_project(tmp_path: Path, interop_dir: Path):  # type: ignore[no-untyped-def]
+    project: Project = open_project(tmp_path / "project")
+    import_corpus(project.engine, [interop_dir / "corpus" / "yudnamutana"])
+    rubric_file = read_rubric_file(interop_dir / "rubrics" / "Yudnamutana_QA_grading_key.json")
+    sets_repo.import_rubric(
+        project.engine, to_rubric(rubric_file), source_name="y.json", source_sha256=rubric_file.sha256, actor="t"
+    )
+    yield project
+    project.close()

@@ -22,9 +22,10 @@ from gtreview.store import tables
 
 class ReviewStatus(StrEnum):
     DRAFT = "draft"
-    NEEDS_WORK = "needs_work"
+    IN_REVIEW = "in_review"
+    CHANGES_REQUESTED = "changes_requested"
     APPROVED = "approved"
-    REJECTED = "rejected"
+    RETIRED = "retired"
 
 
 class SetImportError(ValueError):

@@ -113,3 +113,15 @@ def test_import_refuses_untyped_rubric_without_creating_a_set(tmp_path: Path) ->
     assert "cannot load" in result.stderr and "$.questions[0].components" in result.stderr
     export = gtreview("rubric", "export", "-o", tmp_path / "o.json", "--project", project)
     assert export.returncode == 2 and "0 sets" in export.stderr
+
+
+def test_export_markdown_guide(tmp_path: Path, interop_dir: Path) -> None:
+    project = tmp_path / "project"
+    source = interop_dir / "rubrics" / "Yudnamutana_QA_grading_key.json"
+    assert gtreview("rubric", "import", source, "--project", project).returncode == 0
+    out = tmp_path / "guide.md"
+    result = gtreview("rubric", "export", "--format", "md", "-o", out, "--project", project)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# Yudnamutana Copper (sample) — Graded Answer Key & Marking Scheme")
+    assert text.count("**If C1 fails: total = 0.**") == 3

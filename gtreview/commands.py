@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gtreview.cli import EXIT_FINDINGS, EXIT_OK, CliError, print_json, project_dir
 from gtreview.core.findings import count_errors, count_warnings
@@ -11,8 +12,12 @@ from gtreview.core.rubric import rubric_to_json_text
 from gtreview.core.rubric_text import RubricReadError
 from gtreview.corpus.readers import CorpusImportError
 from gtreview.services.rubric_files import RubricFile, read_rubric_file, to_rubric
-from gtreview.store.corpus_repo import DocumentConflictError
-from gtreview.store.project import Project, ProjectError, open_project
+
+# Store and corpus modules are imported inside the commands that need them, so that
+# `rubric validate` starts without loading SQLAlchemy.
+if TYPE_CHECKING:
+    from gtreview.services.review import EvidenceCheck
+    from gtreview.store.project import Project
 
 
 def _read(path: Path) -> RubricFile:
@@ -23,6 +28,8 @@ def _read(path: Path) -> RubricFile:
 
 
 def _project(args: argparse.Namespace) -> Project:
+    from gtreview.store.project import ProjectError, open_project
+
     try:
         return open_project(project_dir(args))
     except ProjectError as exc:
@@ -53,6 +60,7 @@ def rubric_validate(args: argparse.Namespace) -> int:
 
 
 def rubric_import(args: argparse.Namespace) -> int:
+    from gtreview.services.review import check_rubric_evidence, corpus_index
     from gtreview.store.sets_repo import SetImportError, import_rubric
 
     rubric_file = _read(args.file)
@@ -65,18 +73,35 @@ def rubric_import(args: argparse.Namespace) -> int:
         set_id = import_rubric(
             project.engine, rubric, source_name=args.file.name, source_sha256=rubric_file.sha256, actor=_actor()
         )
+        checks = check_rubric_evidence(corpus_index(project.engine), rubric)
     except SetImportError as exc:
         raise CliError(f"{args.file}: {exc}") from None
     finally:
         project.close()
     errors, warnings = count_errors(rubric_file.findings), count_warnings(rubric_file.findings)
+    unresolved = [c for c in checks if not c.resolution.resolved]
     if args.json:
         print_json(
-            {"ok": True, "set_id": set_id, "questions": len(rubric.questions), "errors": errors, "warnings": warnings}
+            {
+                "ok": True,
+                "set_id": set_id,
+                "questions": len(rubric.questions),
+                "errors": errors,
+                "warnings": warnings,
+                "locators": len(checks),
+                "unresolved_locators": [_check_json(c) for c in unresolved],
+            }
         )
     else:
         print(f"imported {len(rubric.questions)} questions as set {set_id} ({errors} errors, {warnings} warnings)")
+        print(f"{len(checks) - len(unresolved)} of {len(checks)} evidence locators resolve in the project corpus")
+        for check in unresolved:
+            print(f"  unresolved {check.question_id} evidence[{check.position}]: {check.resolution.reason}")
     return EXIT_OK
+
+
+def _check_json(check: EvidenceCheck) -> dict[str, object]:
+    return {"question_id": check.question_id, "evidence": check.position, **check.resolution.model_dump(mode="json")}
 
 
 def rubric_export(args: argparse.Namespace) -> int:
@@ -107,46 +132,36 @@ def rubric_export(args: argparse.Namespace) -> int:
 
 
 def rubric_locators(args: argparse.Namespace) -> int:
-    from gtreview.corpus.locators import CorpusIndex
-    from gtreview.store.corpus_repo import load_documents
+    from gtreview.services.review import check_rubric_evidence, corpus_index
 
-    rubric_file = _read(args.file)
-    rubric = to_rubric(rubric_file)
+    rubric = to_rubric(_read(args.file))
     project = _project(args)
     try:
-        index = CorpusIndex(load_documents(project.engine))
+        checks = check_rubric_evidence(corpus_index(project.engine), rubric)
     finally:
         project.close()
-    rows = []
-    for question in rubric.questions:
-        for position, item in enumerate(question.evidence):
-            resolution = index.resolve(item.source or "", item.locator or "")
-            rows.append((question.id, position, resolution))
-    unresolved = [r for r in rows if not r[2].resolved]
+    unresolved = [c for c in checks if not c.resolution.resolved]
     if args.json:
         print_json(
             {
                 "ok": not unresolved,
-                "resolved": len(rows) - len(unresolved),
+                "resolved": len(checks) - len(unresolved),
                 "unresolved": len(unresolved),
-                "locators": [
-                    {"question_id": qid, "evidence": pos, **res.model_dump(mode="json")} for qid, pos, res in rows
-                ],
+                "locators": [_check_json(c) for c in checks],
             }
         )
     else:
-        for qid, position, res in rows:
-            where = f"{qid} evidence[{position}]"
-            if res.resolved:
-                print(f"ok          {where}: {res.source} | {res.locator}")
-            else:
-                print(f"UNRESOLVED  {where}: {res.source} | {res.locator}: {res.reason}")
-        print(f"{len(rows) - len(unresolved)} of {len(rows)} locators resolve")
+        for check in checks:
+            res = check.resolution
+            where = f"{check.question_id} evidence[{check.position}]: {res.source} | {res.locator}"
+            print(f"ok          {where}" if res.resolved else f"UNRESOLVED  {where}: {res.reason}")
+        print(f"{len(checks) - len(unresolved)} of {len(checks)} locators resolve")
     return EXIT_FINDINGS if unresolved else EXIT_OK
 
 
 def corpus_import(args: argparse.Namespace) -> int:
     from gtreview.services.corpus_import import import_corpus
+    from gtreview.store.corpus_repo import DocumentConflictError
 
     project = _project(args)
     try:

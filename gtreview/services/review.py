@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 
 from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, count_errors, count_warnings
-from gtreview.core.rubric import Question
+from gtreview.core.rubric import Question, Rubric
 from gtreview.core.validation import validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets_repo
@@ -84,6 +84,21 @@ def status_counts(rows: list[QuestionRow]) -> dict[sets_repo.ReviewStatus, int]:
 def corpus_index(engine: Engine) -> CorpusIndex:
     """Index the project corpus once per session; locator resolution reuses it."""
     return CorpusIndex(load_documents(engine))
+
+
+class EvidenceCheck(BaseModel):
+    question_id: str
+    position: int
+    resolution: LocatorResolution
+
+
+def check_rubric_evidence(index: CorpusIndex, rubric: Rubric) -> list[EvidenceCheck]:
+    """Resolve every evidence locator of ``rubric``; unresolved ones carry the reason."""
+    return [
+        EvidenceCheck(question_id=q.id, position=n, resolution=index.resolve(item.source or "", item.locator or ""))
+        for q in rubric.questions
+        for n, item in enumerate(q.evidence)
+    ]
 
 
 def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -> QuestionDetail:

@@ -298,6 +298,96 @@ def export_rubric(engine: Engine, set_id: int) -> Rubric:
     return Rubric.model_validate(header)
 
 
+def question_log(engine: Engine, set_id: int, qid: str) -> list[tables.ReviewLog]:
+    """The audit trail of one question, oldest first."""
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        return list(
+            session.exec(
+                select(tables.ReviewLog)
+                .where(tables.ReviewLog.question_id == row.id)
+                .order_by(col(tables.ReviewLog.id))
+            )
+        )
+
+
+def rename_question(engine: Engine, set_id: int, old_qid: str, new_qid: str, *, author: str) -> int:
+    """Change a question's id (a new version whose content carries the new id)."""
+    with Session(engine) as session:
+        if session.exec(
+            select(tables.Question).where(tables.Question.set_id == set_id, tables.Question.qid == new_qid)
+        ).first():
+            raise ValueError(f"the set already has a question {new_qid}")
+        row = _question_row(session, set_id, old_qid)
+        assert row.id is not None
+        content = _current_content(session, row)
+        content["id"] = new_qid
+        version = row.current_version + 1
+        content_hash = _add_version(session, row.id, version, content, author, f"renamed from {old_qid}")
+        row.qid, row.current_version = new_qid, version
+        session.add(row)
+        session.add(
+            tables.ReviewLog(
+                actor=author,
+                action="edit",
+                set_id=set_id,
+                question_id=row.id,
+                version=version,
+                content_hash=content_hash,
+                comment=f"renamed {old_qid} -> {new_qid}",
+            )
+        )
+        session.commit()
+        return version
+
+
+def add_signoff(
+    engine: Engine,
+    set_id: int,
+    rubric_json: str,
+    content_hash: str,
+    question_count: int,
+    *,
+    reviewer: str,
+    comment: str,
+) -> int:
+    """Record a frozen sign-off and its audit entry; return its number (1, 2, ...)."""
+    with Session(engine) as session:
+        latest = session.exec(
+            select(func.max(tables.SetSignoff.number)).where(tables.SetSignoff.set_id == set_id)
+        ).one()
+        number = (latest or 0) + 1
+        session.add(
+            tables.SetSignoff(
+                set_id=set_id,
+                number=number,
+                content_hash=content_hash,
+                rubric_json=rubric_json,
+                question_count=question_count,
+                reviewer=reviewer,
+                comment=comment,
+            )
+        )
+        session.add(
+            tables.ReviewLog(
+                actor=reviewer, action="sign_off", set_id=set_id, content_hash=content_hash, comment=comment
+            )
+        )
+        session.commit()
+        return number
+
+
+def list_signoffs(engine: Engine, set_id: int) -> list[tables.SetSignoff]:
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(tables.SetSignoff)
+                .where(tables.SetSignoff.set_id == set_id)
+                .order_by(col(tables.SetSignoff.number))
+            )
+        )
+
+
 def review_log(engine: Engine, set_id: int) -> list[tables.ReviewLog]:
     with Session(engine) as session:
         return list(

@@ -133,3 +133,20 @@ class ReviewLog(SQLModel, table=True):
     version: int | None = None
     content_hash: str
     comment: str = ""
+
+
+class SetSignoff(SQLModel, table=True):
+    """A signed-off, frozen version of a benchmark set; never updated or deleted."""
+
+    __tablename__ = "set_signoff"
+    __table_args__ = (UniqueConstraint("set_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    set_id: int = Field(foreign_key="benchmark_set.id", index=True)
+    number: int
+    content_hash: str
+    rubric_json: str = Field(sa_column=Column(Text, nullable=False))
+    question_count: int
+    reviewer: str
+    comment: str = ""
+    signed_at: datetime = Field(default_factory=utc_now)

@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 
 from gtreview.core.findings import Finding
 from gtreview.core.jsonformat import dumps_harness_json
+from gtreview.core.jsonpath import Path, set_at
 from gtreview.core.rubric import Question
 from gtreview.core.validation import validate_question
 from gtreview.store import sets_repo
@@ -46,6 +47,18 @@ def save_content(
             raise EditError(str(exc)) from None
     version = sets_repo.save_question(engine, set_id, question, author=author, comment=comment)
     return SaveResult(version=version, findings=validate_question(content))
+
+
+def apply_edit(
+    engine: Engine, set_id: int, qid: str, path: Path, value: Any, *, author: str, comment: str = ""
+) -> SaveResult:
+    """Set one field of the question's current version and save the result.
+
+    Applied to whatever is current, so edits to different fields never undo each
+    other, and undo is the same call with the old value.
+    """
+    current = sets_repo.load_question(engine, set_id, qid).to_json_dict()
+    return save_content(engine, set_id, qid, set_at(current, path, value), author=author, comment=comment)
 
 
 def diff_versions(engine: Engine, set_id: int, qid: str, old: int, new: int) -> str:

@@ -7,6 +7,7 @@ touches ORM rows or sessions and can hold them across threads.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
@@ -54,26 +55,31 @@ def _is_calibration_finding(finding: Finding) -> bool:
     return finding.code.startswith(("calibration-", "fixture-"))
 
 
+def _row(summary: sets_repo.QuestionSummary, content: dict[str, Any]) -> QuestionRow:
+    findings = validate_question(content)
+    calibration = content.get("calibration")
+    return QuestionRow(
+        qid=summary.qid,
+        section=str(content.get("section") or ""),
+        title=str(content.get("title") or ""),
+        difficulty=str(content.get("difficulty") or ""),
+        review_status=summary.review_status,
+        version=summary.current_version,
+        errors=count_errors(findings),
+        warnings=count_warnings(findings),
+        fixtures=len(calibration) if isinstance(calibration, list) else 0,
+        calibration_ok=not any(_is_calibration_finding(f) for f in findings),
+    )
+
+
 def question_rows(engine: Engine, set_id: int) -> list[QuestionRow]:
-    rows = []
-    for summary, content in sets_repo.current_contents(engine, set_id):
-        findings = validate_question(content)
-        calibration = content.get("calibration")
-        rows.append(
-            QuestionRow(
-                qid=summary.qid,
-                section=str(content.get("section") or ""),
-                title=str(content.get("title") or ""),
-                difficulty=str(content.get("difficulty") or ""),
-                review_status=summary.review_status,
-                version=summary.current_version,
-                errors=count_errors(findings),
-                warnings=count_warnings(findings),
-                fixtures=len(calibration) if isinstance(calibration, list) else 0,
-                calibration_ok=not any(_is_calibration_finding(f) for f in findings),
-            )
-        )
-    return rows
+    return [_row(summary, content) for summary, content in sets_repo.current_contents(engine, set_id)]
+
+
+def question_row(engine: Engine, set_id: int, qid: str) -> QuestionRow:
+    """One refreshed row, after an edit or a review action on that question."""
+    summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == qid)
+    return _row(summary, sets_repo.load_question(engine, set_id, qid).to_json_dict())
 
 
 def status_counts(rows: list[QuestionRow]) -> dict[sets_repo.ReviewStatus, int]:

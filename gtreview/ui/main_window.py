@@ -1,66 +1,113 @@
-"""The main window: assembles navigator, question list, question view and sources."""
+"""The main window: assembles the navigator, question list, editors and sources."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTextBrowser
+import getpass
+from pathlib import Path
+from typing import Any
 
-from gtreview.services import review
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QTextBrowser, QWidget
+
+from gtreview.core.jsonpath import Path as JsonPath
+from gtreview.services import editing, review, workflow
 from gtreview.store import sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
+from gtreview.ui.editing_session import EditSession
+from gtreview.ui.menus import build_menus
+from gtreview.ui.review_controller import ReviewController, ask_comment_dialog
 from gtreview.ui.widgets import html
+from gtreview.ui.widgets.fixture_editor import FixtureEditor
+from gtreview.ui.widgets.history_view import HistoryView
 from gtreview.ui.widgets.navigator import Navigator
+from gtreview.ui.widgets.question_editor import QuestionEditor
 from gtreview.ui.widgets.question_list import QuestionList
 from gtreview.ui.widgets.source_pane import SourcePane
 
+UNREVIEWED = frozenset(
+    {sets_repo.ReviewStatus.DRAFT, sets_repo.ReviewStatus.IN_REVIEW, sets_repo.ReviewStatus.CHANGES_REQUESTED}
+)
+
 
 class MainWindow(QMainWindow):
+    open_project_requested = Signal(object)  # Path
+
     def __init__(self, project: Project, settings: QSettings | None = None) -> None:
         super().__init__()
         self.project = project
         self.settings = settings or QSettings()
         self.set_id: int | None = None
+        self.qid: str | None = None
         self.index = review.corpus_index(project.engine)
+        self.session = EditSession(project.engine, self.reviewer_name, self)
+        self.controller = ReviewController(
+            project, lambda: (self.set_id, self.qid), self.reviewer_name, ask_comment_dialog(self), self
+        )
 
         self.navigator = Navigator()
         self.question_list = QuestionList()
         self.question_view = QTextBrowser()
+        self.editor = QuestionEditor()
+        self.fixtures = FixtureEditor()
+        self.history = HistoryView()
+        self.history.diff_provider = self._diff
         self.source_pane = SourcePane()
         self.source_pane.set_index(self.index)
+        self.tabs = QTabWidget()
+        for widget, title in (
+            (self.question_view, "&Question"),
+            (self.editor, "&Edit"),
+            (self.fixtures, "&Calibration"),
+            (self.history, "&History"),
+        ):
+            self.tabs.addTab(widget, title)
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label, 1)
 
-        self.detail_splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.detail_splitter.addWidget(self.question_view)
-        self.detail_splitter.addWidget(self.source_pane)
-        self.work_splitter = QSplitter(Qt.Orientation.Vertical)
-        self.work_splitter.addWidget(self.question_list)
-        self.work_splitter.addWidget(self.detail_splitter)
+        self.detail_splitter = self._splitter(Qt.Orientation.Horizontal, self.tabs, self.source_pane)
+        self.work_splitter = self._splitter(Qt.Orientation.Vertical, self.question_list, self.detail_splitter)
+        self.main_splitter = self._splitter(Qt.Orientation.Horizontal, self.navigator, self.work_splitter)
         self.work_splitter.setStretchFactor(1, 3)
-        self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.main_splitter.addWidget(self.navigator)
-        self.main_splitter.addWidget(self.work_splitter)
         self.main_splitter.setStretchFactor(1, 4)
         self.setCentralWidget(self.main_splitter)
 
         self.navigator.set_selected.connect(self.open_set)
         self.question_list.question_selected.connect(self.show_question)
-        self._build_menus()
+        self.editor.edit_requested.connect(self._edit)
+        self.fixtures.edit_requested.connect(self._edit)
+        self.session.saved.connect(self._saved)
+        self.session.renamed.connect(self._renamed)
+        self.session.failed.connect(lambda message: self.statusBar().showMessage(f"Not saved: {message}", 10000))
+        self.controller.changed.connect(self._review_changed)
+        self.controller.message.connect(lambda message: self.statusBar().showMessage(message, 10000))
+        self.menu_actions = build_menus(self)
         self._restore_layout()
+        self.setWindowTitle(f"gtreview — {project.folder}")
         self.refresh()
 
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
-        view_menu = self.menuBar().addMenu("&View")
-        find_action = QAction("&Find question", self, shortcut=QKeySequence(QKeySequence.StandardKey.Find))
-        find_action.triggered.connect(lambda: self.question_list.search.setFocus())
-        view_menu.addAction(find_action)
+    @staticmethod
+    def _splitter(orientation: Qt.Orientation, first: QWidget, second: QWidget) -> QSplitter:
+        splitter = QSplitter(orientation)
+        splitter.addWidget(first)
+        splitter.addWidget(second)
+        return splitter
 
+    # -- who is reviewing ------------------------------------------------------
+    def reviewer_name(self) -> str:
+        name = self.settings.value("reviewer/name")
+        if isinstance(name, str) and name.strip():
+            return name.strip()
+        try:
+            return getpass.getuser()
+        except Exception:  # noqa: BLE001 - no user name on some systems
+            return "reviewer"
+
+    def set_reviewer_name(self, name: str) -> None:
+        self.settings.setValue("reviewer/name", name.strip())
+        self._update_status()
+
+    # -- loading ---------------------------------------------------------------
     def refresh(self) -> None:
         sets = sets_repo.list_sets(self.project.engine)
         self.navigator.populate(list_documents(self.project.engine), sets)
@@ -68,33 +115,99 @@ class MainWindow(QMainWindow):
             self.open_set(sets[0].id)
 
     def open_set(self, set_id: int) -> None:
+        self.editor.commit_pending()
         self.set_id = set_id
-        rows = review.question_rows(self.project.engine, set_id)
-        self.question_list.set_rows(rows)
+        self.qid = None
+        self.question_list.set_rows(review.question_rows(self.project.engine, set_id))
         self.navigator.select_set(set_id)
-        self._update_status(rows)
+        self._update_status()
 
     def show_question(self, qid: str) -> None:
         if self.set_id is None:
             return
+        same = qid == self.qid
+        if not same:
+            self.editor.commit_pending()  # belongs to the question being left
+        self.qid = qid
         detail = review.question_detail(self.project.engine, self.index, self.set_id, qid)
+        content = detail.question.to_json_dict()
         self.question_view.setHtml(
             html.question_html(detail.question, detail.review_status.value, detail.version, detail.findings)
         )
-        self.source_pane.show_evidence(detail.question.evidence, detail.evidence)
+        self.editor.load(content, same_question=same)
+        self.fixtures.load(content)
+        self.history.show_history(
+            workflow.history(self.project.engine, self.set_id, qid),
+            sets_repo.list_versions(self.project.engine, self.set_id, qid),
+        )
+        if not same:
+            self.source_pane.show_evidence(detail.question.evidence, detail.evidence)
 
-    def _update_status(self, rows: list[review.QuestionRow]) -> None:
+    def _diff(self, old: int, new: int) -> str:
+        if self.set_id is None or self.qid is None:
+            return ""
+        return editing.diff_versions(self.project.engine, self.set_id, self.qid, old, new)
+
+    # -- edits and review actions -----------------------------------------------
+    def _edit(self, path: JsonPath, old: Any, new: Any, label: str) -> None:
+        if self.set_id is not None and self.qid is not None:
+            self.session.edit(self.set_id, self.qid, path, old, new, label)
+
+    def _saved(self, set_id: int, qid: str, version: int) -> None:
+        if set_id != self.set_id:
+            return
+        self.question_list.model.update_row(qid, review.question_row(self.project.engine, set_id, qid))
+        if qid != self.qid:
+            self.question_list.select(qid)  # an undo on another question shows that question
+        else:
+            self.show_question(qid)
+        self.statusBar().showMessage(f"Saved {qid} as version {version}.", 4000)
+        self._update_status()
+
+    def _renamed(self, set_id: int, old: str, new: str) -> None:
+        if set_id == self.set_id:
+            if self.qid == old:
+                self.qid = new
+            self.question_list.set_rows(review.question_rows(self.project.engine, set_id))
+            self.question_list.select(new)
+
+    def _review_changed(self, set_id: int, qid: str) -> None:
+        if set_id != self.set_id:
+            return
+        if qid:
+            self.question_list.model.update_row(qid, review.question_row(self.project.engine, set_id, qid))
+            self.show_question(qid)
+        self._update_status()
+
+    # -- navigation --------------------------------------------------------------
+    def go_next(self, step: int = 1) -> None:
+        self.question_list.step_selection(step)
+
+    def go_next_unreviewed(self) -> None:
+        if not self.question_list.select_next(lambda row: row.review_status in UNREVIEWED):
+            self.statusBar().showMessage("Every question has been reviewed.", 5000)
+
+    def _update_status(self) -> None:
+        if self.set_id is None:
+            self.status_label.setText(f"Project {self.project.folder} | no benchmark set")
+            return
+        rows = self.question_list.model.rows()
         counts = review.status_counts(rows)
         name = next((s.name for s in sets_repo.list_sets(self.project.engine) if s.id == self.set_id), "")
         summary = " · ".join(f"{status.value.replace('_', ' ')} {count}" for status, count in counts.items())
-        self.status_label.setText(f"Project {self.project.folder} | Set: {name} | {len(rows)} questions: {summary}")
+        signoffs = workflow.signoffs(self.project.engine, self.set_id)
+        signed = f" | signed off #{signoffs[-1].number}" if signoffs else ""
+        self.status_label.setText(
+            f"Project {self.project.folder} | Set: {name}{signed} | {len(rows)} questions: {summary} | reviewer {self.reviewer_name()}"
+        )
 
+    # -- window state -------------------------------------------------------------
     def _restore_layout(self) -> None:
         geometry = self.settings.value("main_window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1400, 900)
+            self.resize(1500, 950)
         for key, splitter in self._splitters().items():
             state = self.settings.value(f"main_window/{key}")
             if state is not None:
@@ -107,7 +220,11 @@ class MainWindow(QMainWindow):
             "detail_splitter": self.detail_splitter,
         }
 
+    def request_open(self, folder: Path) -> None:
+        self.open_project_requested.emit(folder)
+
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self.editor.commit_pending()
         self.settings.setValue("main_window/geometry", self.saveGeometry())
         for key, splitter in self._splitters().items():
             self.settings.setValue(f"main_window/{key}", splitter.saveState())

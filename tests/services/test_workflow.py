@@ -116,3 +116,14 @@ def test_edit_with_wrong_types_is_refused(setup) -> None:  # type: ignore[no-unt
     with pytest.raises(editing.EditError, match="components"):
         editing.save_content(engine, set_id, "A1", content, author="geo")
     assert sets_repo.list_versions(engine, set_id, "A1")[-1].version == 1
+
+
+def test_path_edits_compose_and_undo(setup) -> None:  # type: ignore[no-untyped-def]
+    engine, set_id = setup
+    editing.apply_edit(engine, set_id, "A1", ("title",), "New title", author="geo")
+    editing.apply_edit(engine, set_id, "A1", ("gate", "pass_condition"), "Names the oxidation front.", author="geo")
+    editing.apply_edit(engine, set_id, "A1", ("title",), "Question A1", author="geo")  # undo of the first
+    current = sets_repo.load_question(engine, set_id, "A1")
+    assert current.title == "Question A1"
+    assert current.gate is not None and current.gate.pass_condition == "Names the oxidation front."
+    assert [v.version for v in sets_repo.list_versions(engine, set_id, "A1")] == [1, 2, 3, 4]

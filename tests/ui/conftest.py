@@ -28,3 +28,21 @@ def interop_project(tmp_path: Path, interop_dir: Path):  # type: ignore[no-untyp
     )
     yield project
     project.close()
+
+
+@pytest.fixture()
+def sample_window(qtbot, tmp_path: Path, settings: QSettings):  # type: ignore[no-untyped-def]
+    """The main window on a fresh copy of the sample project, comments answered by the test."""
+    from gtreview.services.sample_project import ensure_sample_project
+    from gtreview.ui.main_window import MainWindow
+
+    project = ensure_sample_project(tmp_path / "sample")
+    settings.setValue("reviewer/name", "Dr Test")
+    window = MainWindow(project, settings)
+    window.answers = []  # type: ignore[attr-defined]
+    window.controller.ask_comment = lambda _title, _prompt: window.answers.pop(0) if window.answers else None  # type: ignore[attr-defined]
+    qtbot.addWidget(window)
+    window.show()
+    yield window
+    window.close()
+    project.close()

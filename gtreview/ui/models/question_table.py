@@ -24,6 +24,17 @@ class QuestionTableModel(QAbstractTableModel):
         self._rows = rows
         self.endResetModel()
 
+    def update_row(self, qid: str, row: QuestionRow) -> None:
+        """Replace the row of ``qid`` in place (after an edit or a review action)."""
+        for position, existing in enumerate(self._rows):
+            if existing.qid == qid:
+                self._rows[position] = row
+                self.dataChanged.emit(self.index(position, 0), self.index(position, len(COLUMNS) - 1))
+                return
+
+    def rows(self) -> list[QuestionRow]:
+        return list(self._rows)
+
     def row_at(self, row: int) -> QuestionRow:
         return self._rows[row]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -68,6 +70,39 @@ class QuestionList(QWidget):
         self.table.resizeColumnsToContents()
         if rows:
             self.table.selectRow(0)
+
+    def current_qid(self) -> str | None:
+        index = self.table.currentIndex()
+        row = self.proxy.data(index, ROW_ROLE) if index.isValid() else None
+        return row.qid if isinstance(row, QuestionRow) else None
+
+    def select(self, qid: str) -> bool:
+        """Select ``qid`` if the filters show it."""
+        for position in range(self.proxy.rowCount()):
+            row = self.proxy.data(self.proxy.index(position, 0), ROW_ROLE)
+            if isinstance(row, QuestionRow) and row.qid == qid:
+                self.table.selectRow(position)
+                return True
+        return False
+
+    def step_selection(self, step: int) -> None:
+        """Select the next (step 1) or previous (step -1) visible question."""
+        count = self.proxy.rowCount()
+        if count:
+            current = self.table.currentIndex().row()
+            self.table.selectRow(max(0, min(count - 1, current + step)))
+
+    def select_next(self, wanted: Callable[[QuestionRow], bool]) -> bool:
+        """Select the first visible question after the current one (wrapping) that is ``wanted``."""
+        count = self.proxy.rowCount()
+        start = self.table.currentIndex().row()
+        for offset in range(1, count + 1):
+            position = (start + offset) % count
+            row = self.proxy.data(self.proxy.index(position, 0), ROW_ROLE)
+            if isinstance(row, QuestionRow) and wanted(row):
+                self.table.selectRow(position)
+                return True
+        return False
 
     @staticmethod
     def _fill_choices(combo: QComboBox, everything: str, values: list[str]) -> None:

@@ -1,0 +1,152 @@
+"""Menus, keyboard shortcuts and the shortcut sheet of the main window."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
+
+from gtreview import __version__
+
+if TYPE_CHECKING:
+    from gtreview.ui.main_window import MainWindow
+
+RECENT_KEY = "projects/recent"
+MAX_RECENT = 8
+
+
+def recent_projects(settings: QSettings) -> list[str]:
+    value = settings.value(RECENT_KEY) or []
+    return [str(v) for v in (value if isinstance(value, list) else [value])]
+
+
+def remember_project(settings: QSettings, folder: Path) -> None:
+    entries = [str(folder), *[p for p in recent_projects(settings) if p != str(folder)]]
+    settings.setValue(RECENT_KEY, entries[:MAX_RECENT])
+
+
+def _action(
+    window: MainWindow, menu: QMenu, text: str, shortcut: str | QKeySequence.StandardKey | None, slot: object
+) -> QAction:
+    action = QAction(text, window)
+    if shortcut is not None:
+        action.setShortcut(QKeySequence(shortcut))
+    action.triggered.connect(slot)
+    menu.addAction(action)
+    window.addAction(action)  # shortcuts work wherever the focus is
+    return action
+
+
+def build_menus(window: MainWindow) -> dict[str, QAction]:
+    bar = window.menuBar()
+    actions: dict[str, QAction] = {}
+
+    file_menu = bar.addMenu("&File")
+    actions["open"] = _action(
+        window, file_menu, "&Open project…", QKeySequence.StandardKey.Open, lambda: _open_project(window)
+    )
+    recent_menu = file_menu.addMenu("Open &recent")
+    recent_menu.aboutToShow.connect(lambda: _fill_recent(window, recent_menu))
+    file_menu.addSeparator()
+    actions["quit"] = _action(window, file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)
+
+    edit_menu = bar.addMenu("&Edit")
+    undo = window.session.undo_stack.createUndoAction(window, "&Undo")
+    undo.setShortcut(QKeySequence(QKeySequence.StandardKey.Undo))
+    redo = window.session.undo_stack.createRedoAction(window, "&Redo")
+    redo.setShortcut(QKeySequence(QKeySequence.StandardKey.Redo))
+    edit_menu.addActions([undo, redo])
+    actions["undo"], actions["redo"] = undo, redo
+    edit_menu.addSeparator()
+    actions["reviewer"] = _action(window, edit_menu, "Reviewer &name…", None, lambda: _ask_reviewer(window))
+
+    review_menu = bar.addMenu("&Review")
+    controller = window.controller
+    actions["start_review"] = _action(window, review_menu, "&Start review", "Ctrl+R", controller.start_review)
+    actions["approve"] = _action(window, review_menu, "&Approve", "Ctrl+Return", controller.approve)
+    actions["request_changes"] = _action(
+        window, review_menu, "Request &changes…", "Ctrl+Shift+Return", controller.request_changes
+    )
+    actions["reopen"] = _action(window, review_menu, "Re&open as draft", "Ctrl+Shift+D", controller.reopen)
+    actions["retire"] = _action(window, review_menu, "Re&tire…", "Ctrl+Shift+X", controller.retire)
+    review_menu.addSeparator()
+    actions["sign_off"] = _action(window, review_menu, "Sign &off set…", "Ctrl+Shift+S", controller.sign_off)
+
+    go_menu = bar.addMenu("&Go")
+    actions["next"] = _action(window, go_menu, "&Next question", "Alt+Down", lambda: window.go_next(1))
+    actions["previous"] = _action(window, go_menu, "&Previous question", "Alt+Up", lambda: window.go_next(-1))
+    actions["next_unreviewed"] = _action(window, go_menu, "Next &unreviewed", "Ctrl+J", window.go_next_unreviewed)
+    actions["search"] = _action(
+        window, go_menu, "&Search questions", QKeySequence.StandardKey.Find, _focus_search(window)
+    )
+    for number, name in enumerate(("question", "edit", "calibration", "history"), start=1):
+        actions[f"tab_{name}"] = _action(
+            window, go_menu, f"Show {name} tab", f"Ctrl+{number}", _tab(window, number - 1)
+        )
+
+    help_menu = bar.addMenu("&Help")
+    actions["shortcuts"] = _action(
+        window, help_menu, "&Keyboard shortcuts", "F1", lambda: show_shortcut_sheet(window, actions)
+    )
+    actions["about"] = _action(window, help_menu, "&About gtreview", None, lambda: _about(window))
+    return actions
+
+
+def _focus_search(window: MainWindow) -> object:
+    def focus() -> None:
+        window.question_list.search.setFocus()
+        window.question_list.search.selectAll()
+
+    return focus
+
+
+def _tab(window: MainWindow, position: int) -> object:
+    return lambda: window.tabs.setCurrentIndex(position)
+
+
+def shortcut_sheet_html(actions: dict[str, QAction]) -> str:
+    rows = "".join(
+        f"<tr><td><b>{escape(a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))}</b></td>"
+        f"<td>{escape(a.text().replace('&', '').rstrip('…'))}</td></tr>"
+        for a in actions.values()
+        if not a.shortcut().isEmpty()
+    )
+    return f"<table cellspacing=6>{rows}</table>"
+
+
+def show_shortcut_sheet(window: MainWindow, actions: dict[str, QAction]) -> None:
+    box = QMessageBox(window)
+    box.setWindowTitle("Keyboard shortcuts")
+    box.setText(shortcut_sheet_html(actions))
+    box.open()
+
+
+def _about(window: MainWindow) -> None:
+    QMessageBox.about(window, "About gtreview", f"gtreview {__version__}\nSource-grounded LLM benchmark workstation.")
+
+
+def _ask_reviewer(window: MainWindow) -> None:
+    name, ok = QInputDialog.getText(
+        window, "Reviewer name", "Name recorded with every review action:", text=window.reviewer_name()
+    )
+    if ok and name.strip():
+        window.set_reviewer_name(name)
+
+
+def _open_project(window: MainWindow) -> None:
+    folder = QFileDialog.getExistingDirectory(window, "Open or create a project folder")
+    if folder:
+        window.request_open(Path(folder))
+
+
+def _fill_recent(window: MainWindow, menu: QMenu) -> None:
+    menu.clear()
+    for entry in recent_projects(window.settings):
+        action = menu.addAction(entry)
+        action.triggered.connect(lambda _checked=False, path=entry: window.request_open(Path(path)))
+    if menu.isEmpty():
+        menu.addAction("(none)").setEnabled(False)

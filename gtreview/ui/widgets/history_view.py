@@ -1,0 +1,89 @@
+"""A question's history: the audit trail and the diff between any two versions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gtreview.services.workflow import HistoryEntry
+from gtreview.store.sets_repo import VersionInfo
+
+
+class HistoryView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.log = QTableWidget(0, 5)
+        self.log.setHorizontalHeaderLabels(["When (UTC)", "Who", "Action", "Version", "Comment"])
+        self.log.horizontalHeader().setStretchLastSection(True)
+        self.log.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.from_version = QComboBox()
+        self.to_version = QComboBox()
+        self.diff = QPlainTextEdit(readOnly=True)
+        self.diff.setFont(QFont("monospace"))
+        self.diff_provider: Callable[[int, int], str] | None = None  # set by the window
+        for combo in (self.from_version, self.to_version):
+            combo.currentIndexChanged.connect(self._show_diff)
+        chooser = QHBoxLayout()
+        chooser.addWidget(QLabel("Diff version"))
+        chooser.addWidget(self.from_version)
+        chooser.addWidget(QLabel("against"))
+        chooser.addWidget(self.to_version)
+        chooser.addStretch(1)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addLayout(chooser)
+        lower_layout.addWidget(self.diff)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.log)
+        splitter.addWidget(lower)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+    def show_history(self, entries: list[HistoryEntry], versions: list[VersionInfo]) -> None:
+        self.log.setRowCount(len(entries))
+        for row, entry in enumerate(reversed(entries)):
+            values = (
+                entry.at.strftime("%Y-%m-%d %H:%M:%S"),
+                entry.actor,
+                entry.action.replace("_", " "),
+                "" if entry.version is None else str(entry.version),
+                entry.comment,
+            )
+            for column, value in enumerate(values):
+                item = QTableWidgetItem(value)
+                item.setToolTip(f"content hash {entry.content_hash}")
+                self.log.setItem(row, column, item)
+        self.log.resizeColumnsToContents()
+        for combo in (self.from_version, self.to_version):
+            combo.blockSignals(True)
+            combo.clear()
+            for info in versions:
+                combo.addItem(f"v{info.version} · {info.author} · {info.created_at[:19]}", info.version)
+            combo.blockSignals(False)
+        if versions:
+            self.from_version.setCurrentIndex(max(0, len(versions) - 2))
+            self.to_version.setCurrentIndex(len(versions) - 1)
+        self._show_diff()
+
+    def _show_diff(self) -> None:
+        old, new = self.from_version.currentData(), self.to_version.currentData()
+        if self.diff_provider is None or old is None or new is None:
+            self.diff.setPlainText("")
+            return
+        text = self.diff_provider(old, new)
+        self.diff.setPlainText(text or f"v{old} and v{new} are identical.")

@@ -1,0 +1,264 @@
+"""Every field of a question, editable, with the validator's findings beside each field.
+
+Typing validates the pending text at once; the change is committed (saved as a new
+version, one undo step) when the field loses focus or the typist pauses, so a crash
+loses at most the field being typed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLineEdit,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gtreview.core.findings import Finding
+from gtreview.core.jsonpath import MISSING, Path, get_at, json_path, set_at
+from gtreview.core.validation import validate_question
+from gtreview.ui.widgets.fields import Binding, ColumnSpec, PlainTextField, RecordTable, findings_label
+
+COMMIT_DELAY_MS = 700
+DIFFICULTIES = ("Easy", "Moderate", "Hard")
+
+
+class QuestionEditor(QScrollArea):
+    """Emits ``edit_requested(path, old, new, label)``; the session saves it."""
+
+    edit_requested = Signal(object, object, object, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self._content: dict[str, Any] = {}
+        self._bindings: list[Binding] = []
+        self._pending: Binding | None = None
+        self._timer = QTimer(self, singleShot=True, interval=COMMIT_DELAY_MS)
+        self._timer.timeout.connect(self.commit_pending)
+
+        body = QWidget()
+        self._layout = QVBoxLayout(body)
+        self.general_findings = findings_label()
+        self._layout.addWidget(self.general_findings)
+        self._build()
+        self._layout.addStretch(1)
+        self.setWidget(body)
+
+    # -- construction -------------------------------------------------------
+    def _group(self, title: str) -> QFormLayout:
+        box = QGroupBox(title)
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self._layout.addWidget(box)
+        return form
+
+    def _bind(self, form: QFormLayout, label: str, path: Path, widget: QWidget, read: Any, write: Any) -> Binding:
+        findings = findings_label()
+        holder = QWidget()
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(widget)
+        column.addWidget(findings)
+        form.addRow(label, holder)
+        binding = Binding(path, label, widget, read, write, findings, json_path(path))
+        self._bindings.append(binding)
+        return binding
+
+    def _line(self, form: QFormLayout, label: str, path: Path) -> QLineEdit:
+        edit = QLineEdit()
+        binding = self._bind(form, label, path, edit, edit.text, lambda v: edit.setText("" if v is None else str(v)))
+        edit.textEdited.connect(lambda _t: self._changed(binding))
+        edit.editingFinished.connect(self.commit_pending)
+        return edit
+
+    def _text(
+        self, form: QFormLayout, label: str, path: Path, *, lines: bool = False, height: int = 70
+    ) -> PlainTextField:
+        edit = PlainTextField()
+        edit.setMinimumHeight(height)
+        if lines:
+            binding = self._bind(
+                form,
+                label,
+                path,
+                edit,
+                lambda: [line.strip() for line in edit.toPlainText().splitlines() if line.strip()],
+                lambda v: edit.setPlainText("\n".join(str(x) for x in v) if isinstance(v, list) else ""),
+            )
+            edit.setPlaceholderText("one item per line")
+        else:
+            binding = self._bind(
+                form, label, path, edit, edit.toPlainText, lambda v: edit.setPlainText("" if v is None else str(v))
+            )
+        edit.textChanged.connect(lambda: self._changed(binding) if edit.hasFocus() else None)
+        edit.focus_lost.connect(self.commit_pending)
+        return edit
+
+    def _table(self, form: QFormLayout, label: str, path: Path, table: RecordTable) -> RecordTable:
+        binding = self._bind(
+            form, label, path, table, table.records, lambda v: table.set_records(v if isinstance(v, list) else [])
+        )
+        table.edited.connect(lambda: self._commit(binding))
+        return table
+
+    def _build(self) -> None:
+        form = self._group("Question")
+        self.id_edit = self._line(form, "Id", ("id",))
+        self.section_edit = self._line(form, "Section", ("section",))
+        self.title_edit = self._line(form, "Title", ("title",))
+        self.type_edit = self._line(form, "Type", ("type",))
+        self.mode_edit = self._line(form, "Mode", ("mode",))
+        self.difficulty = QComboBox(editable=True)
+        self.difficulty.addItems(DIFFICULTIES)
+        difficulty = self._bind(
+            form,
+            "Difficulty",
+            ("difficulty",),
+            self.difficulty,
+            self.difficulty.currentText,
+            lambda v: self.difficulty.setCurrentText("" if v is None else str(v)),
+        )
+        self.difficulty.activated.connect(lambda _i: self._commit(difficulty))
+        self.question_edit = self._text(form, "Question", ("question",), height=90)
+        self.answer_edit = self._text(form, "Model answer", ("model_answer",), height=120)
+        self.principle_edit = self._text(form, "Principle", ("principle",))
+
+        form = self._group("Gate (C1)")
+        self.gate_points = QSpinBox(minimum=0, maximum=10)
+        gate_points = self._bind(
+            form,
+            "Points",
+            ("gate", "points"),
+            self.gate_points,
+            self.gate_points.value,
+            lambda v: self.gate_points.setValue(v if isinstance(v, int) else 0),
+        )
+        self.gate_points.editingFinished.connect(lambda: self._commit(gate_points))
+        self.pass_condition = self._text(form, "Pass condition", ("gate", "pass_condition"))
+        self.fail_examples = self._text(form, "Fail examples", ("gate", "fail_examples"), lines=True)
+
+        form = self._group("Components (total 10)")
+        self.components = self._table(
+            form,
+            "Components",
+            ("components",),
+            RecordTable(
+                [
+                    ColumnSpec("id", "Id"),
+                    ColumnSpec("points", "Points", "number"),
+                    ColumnSpec("is_gate", "Gate", "bool"),
+                    ColumnSpec("credit_if", "Credit if"),
+                ],
+                lambda n: {"id": f"C{n + 1}", "points": 1, "is_gate": False, "credit_if": ""},
+            ),
+        )
+
+        form = self._group("Concepts and variants")
+        self.required = self._text(form, "Required concepts", ("required_concepts",), lines=True)
+        self.variants = self._table(
+            form,
+            "Accepted variants",
+            ("accepted_variants",),
+            RecordTable(
+                [
+                    ColumnSpec("canonical", "Canonical"),
+                    ColumnSpec("accepted_variants", "Accepted variants"),
+                    ColumnSpec("note", "Note"),
+                ],
+                lambda _n: {"canonical": "", "accepted_variants": ""},
+            ),
+        )
+        self.variant_lines = self._text(form, "Accepted variants (text)", ("accepted_variants",), lines=True)
+        self.indicative = self._text(form, "Indicative terms", ("indicative_terms",), lines=True)
+        self.do_not_credit = self._text(form, "Do not credit", ("do_not_credit",), lines=True, height=90)
+
+        form = self._group("Evidence")
+        self.evidence = self._table(
+            form,
+            "Evidence",
+            ("evidence",),
+            RecordTable(
+                [
+                    ColumnSpec(k, k.capitalize())
+                    for k in ("claim", "source", "locator", "authority", "confidence", "notes")
+                ],
+                lambda _n: {"claim": "", "source": "", "locator": "", "authority": "primary", "confidence": "HIGH"},
+            ),
+        )
+
+    # -- loading and validation --------------------------------------------
+    def load(self, content: dict[str, Any], *, same_question: bool = False) -> None:
+        """Show ``content`` (the saved version) without emitting edits.
+
+        When it is a refresh of the question being edited, the field still being
+        typed in keeps its text and its pending commit.
+        """
+        if not same_question:
+            self.commit_pending()
+        self._content = content
+        string_variants = any(isinstance(v, str) for v in content.get("accepted_variants") or [])
+        self._row_visible(self.variants, not string_variants)
+        self._row_visible(self.variant_lines, string_variants)
+        for binding in self._bindings:
+            if binding is self._pending or (
+                binding.widget.hasFocus() and binding.read() == get_at(content, binding.path)
+            ):
+                continue  # do not move the cursor of the field being typed in
+            binding.widget.blockSignals(True)
+            binding.write(get_at(content, binding.path))
+            binding.widget.blockSignals(False)
+        pending = self._pending
+        shown = set_at(content, pending.path, pending.read()) if pending is not None else content
+        self.show_findings(validate_question(shown))
+
+    def _row_visible(self, widget: QWidget, visible: bool) -> None:
+        binding = next(b for b in self._bindings if b.widget is widget)
+        holder = widget.parentWidget()
+        box = holder.parentWidget() if holder is not None else None
+        form = box.layout() if box is not None else None
+        if holder is not None and isinstance(form, QFormLayout):
+            form.setRowVisible(holder, visible)
+        binding.widget.setEnabled(visible)
+
+    def show_findings(self, findings: list[Finding]) -> None:
+        shown: set[int] = set()
+        for binding in self._bindings:
+            if binding.widget.isEnabled():
+                binding.show_findings(findings)
+                shown.update(id(f) for f in findings if binding.matches(f))
+        rest = [f for f in findings if id(f) not in shown]
+        self.general_findings.setVisible(bool(rest))
+        self.general_findings.setText(
+            "<br>".join(f"<span style='color:#b00020'>● {f.path}: {f.message}</span>" for f in rest)
+        )
+
+    # -- edits ---------------------------------------------------------------
+    def _changed(self, binding: Binding) -> None:
+        """Live validation of what is being typed; the commit waits for a pause."""
+        if self._pending is not None and self._pending is not binding:
+            self.commit_pending()
+        self._pending = binding
+        self.show_findings(validate_question(set_at(self._content, binding.path, binding.read())))
+        self._timer.start()
+
+    def commit_pending(self) -> None:
+        self._timer.stop()
+        binding, self._pending = self._pending, None
+        if binding is not None:
+            self._commit(binding)
+
+    def _commit(self, binding: Binding) -> None:
+        old = get_at(self._content, binding.path, MISSING)
+        new = binding.read()
+        if old == new or (old is MISSING and new in ("", [], None)):
+            return
+        self._content = set_at(self._content, binding.path, new)
+        self.edit_requested.emit(binding.path, old, new, f"edit {binding.label.lower()}")

@@ -261,10 +261,20 @@ def load_version(engine: Engine, set_id: int, qid: str, version: int) -> Questio
 
 
 def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary, dict[str, Any]]]:
-    """Every question of the set with its current content, in set order (one query)."""
+    """Every question of the set with its current content, in set order (one query).
+
+    Selects plain columns rather than ORM objects: this is the hot path of opening
+    a set of thousands of questions.
+    """
     with Session(engine) as session:
         rows = session.exec(
-            select(tables.Question, tables.QuestionVersion)
+            select(
+                tables.Question.qid,
+                tables.Question.position,
+                tables.Question.review_status,
+                tables.Question.current_version,
+                tables.QuestionVersion.content_json,
+            )
             .join(
                 tables.QuestionVersion,
                 (col(tables.QuestionVersion.question_id) == col(tables.Question.id))
@@ -272,18 +282,15 @@ def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary,
             )
             .where(tables.Question.set_id == set_id)
             .order_by(col(tables.Question.position))
-        )
+        ).all()
         return [
             (
                 QuestionSummary(
-                    qid=q.qid,
-                    position=q.position,
-                    review_status=ReviewStatus(q.review_status),
-                    current_version=q.current_version,
+                    qid=qid, position=position, review_status=ReviewStatus(status), current_version=version
                 ),
-                json.loads(v.content_json),
+                json.loads(content_json),
             )
-            for q, v in rows
+            for qid, position, status, version, content_json in rows
         ]
 
 

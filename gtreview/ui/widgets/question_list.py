@@ -52,6 +52,9 @@ class QuestionList(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        # Size columns from the first rows only: measuring thousands of rows costs more
+        # than opening them.
+        self.table.horizontalHeader().setResizeContentsPrecision(50)
         self.table.selectionModel().currentRowChanged.connect(self._emit_selection)
 
         filters = QHBoxLayout()

@@ -1,0 +1,82 @@
+"""Killing the app mid-edit loses no saved edit (a real process, SIGKILL)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from gtreview.services.sample_project import ensure_sample_project
+from gtreview.store import sets_repo
+from gtreview.store.project import open_project
+
+CHILD = r"""
+import sys
+from pathlib import Path
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+from gtreview.store.project import open_project
+from gtreview.ui.main_window import MainWindow
+
+app = QApplication([])
+folder, marker = Path(sys.argv[1]), Path(sys.argv[2])
+window = MainWindow(open_project(folder), QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat))
+window.show()
+editor = window.editor
+window.tabs.setCurrentWidget(editor)
+saved = []
+window.session.saved.connect(lambda *args: saved.append(args))
+for n in range(3):
+    editor.title_edit.setFocus()
+    editor.title_edit.selectAll()
+    QTest.keyClicks(editor.title_edit, f"Edited title {n}")
+    QTest.keyClick(editor.title_edit, Qt.Key.Key_Return)
+    while len(saved) < n + 1:
+        app.processEvents()
+# now type into another field and never commit it
+editor.principle_edit.setFocus()
+QTest.keyClicks(editor.principle_edit, " half-typed")
+app.processEvents()
+marker.write_text("ready")
+while True:
+    app.processEvents()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_sigkill_during_editing_keeps_every_saved_edit(tmp_path: Path) -> None:
+    folder = tmp_path / "sample"
+    ensure_sample_project(folder).close()
+    marker = tmp_path / "ready"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(folder), str(marker)], env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert child.poll() is None, child.stderr.read().decode() if child.stderr else "child died"
+            assert time.monotonic() < deadline, "child did not get ready"
+            time.sleep(0.1)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == -signal.SIGKILL
+
+    project = open_project(folder, create=False)
+    try:
+        with project.engine.connect() as connection:
+            assert connection.execute(text("PRAGMA integrity_check")).scalar() == "ok"
+        set_id = sets_repo.list_sets(project.engine)[0].id
+        question = sets_repo.load_question(project.engine, set_id, "A1")
+        assert question.title == "Edited title 2"
+        versions = sets_repo.list_versions(project.engine, set_id, "A1")
+        assert [v.version for v in versions] == [1, 2, 3, 4]
+        assert "half-typed" not in (question.principle or "")  # only the field being typed is lost
+    finally:
+        project.close()

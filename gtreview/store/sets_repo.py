@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import Engine, func
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from gtreview.core.jsonmodel import canonical_hash
@@ -267,20 +268,20 @@ def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary,
     a set of thousands of questions.
     """
     with Session(engine) as session:
-        rows = session.exec(
-            select(
-                tables.Question.qid,
-                tables.Question.position,
-                tables.Question.review_status,
-                tables.Question.current_version,
-                tables.QuestionVersion.content_json,
+        rows = session.execute(
+            sa_select(
+                col(tables.Question.qid),
+                col(tables.Question.position),
+                col(tables.Question.review_status),
+                col(tables.Question.current_version),
+                col(tables.QuestionVersion.content_json),
             )
             .join(
                 tables.QuestionVersion,
                 (col(tables.QuestionVersion.question_id) == col(tables.Question.id))
                 & (col(tables.QuestionVersion.version) == col(tables.Question.current_version)),
             )
-            .where(tables.Question.set_id == set_id)
+            .where(col(tables.Question.set_id) == set_id)
             .order_by(col(tables.Question.position))
         ).all()
         return [

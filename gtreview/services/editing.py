@@ -32,6 +32,11 @@ def save_content(
 
     Renaming (a different ``id`` in ``content``) goes through the id check first.
     """
+    status = next((q.review_status for q in sets_repo.list_questions(engine, set_id) if q.qid == qid), None)
+    if status is None:
+        raise EditError(f"the set has no question {qid}")
+    if status is sets_repo.ReviewStatus.RETIRED:
+        raise EditError(f"{qid} is retired; retired questions are not edited")
     new_qid = content.get("id")
     if not isinstance(new_qid, str) or not new_qid.strip():
         raise EditError("the question id cannot be empty")

@@ -78,7 +78,7 @@ class MainWindow(QMainWindow):
         self.fixtures.edit_requested.connect(self._edit)
         self.session.saved.connect(self._saved)
         self.session.renamed.connect(self._renamed)
-        self.session.failed.connect(lambda message: self.statusBar().showMessage(f"Not saved: {message}", 10000))
+        self.session.failed.connect(self._save_failed)
         self.controller.changed.connect(self._review_changed)
         self.controller.message.connect(lambda message: self.statusBar().showMessage(message, 10000))
         self.menu_actions = build_menus(self)
@@ -110,7 +110,8 @@ class MainWindow(QMainWindow):
     # -- loading ---------------------------------------------------------------
     def refresh(self) -> None:
         sets = sets_repo.list_sets(self.project.engine)
-        self.navigator.populate(list_documents(self.project.engine), sets)
+        signoffs = {s.id: workflow.signoffs(self.project.engine, s.id) for s in sets}
+        self.navigator.populate(list_documents(self.project.engine), sets, signoffs)
         if sets and self.set_id is None:
             self.open_set(sets[0].id)
 
@@ -136,6 +137,9 @@ class MainWindow(QMainWindow):
         )
         self.editor.load(content, same_question=same)
         self.fixtures.load(content)
+        retired = detail.review_status is sets_repo.ReviewStatus.RETIRED
+        self.editor.setEnabled(not retired)  # retired questions stay as they were retired
+        self.fixtures.setEnabled(not retired)
         self.history.show_history(
             workflow.history(self.project.engine, self.set_id, qid),
             sets_repo.list_versions(self.project.engine, self.set_id, qid),
@@ -164,6 +168,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved {qid} as version {version}.", 4000)
         self._update_status()
 
+    def _save_failed(self, message: str) -> None:
+        self.statusBar().showMessage(f"Not saved: {message}", 10000)
+        if self.qid is not None:
+            self.show_question(self.qid)  # show what is actually saved
+
     def _renamed(self, set_id: int, old: str, new: str) -> None:
         if set_id == self.set_id:
             if self.qid == old:
@@ -177,6 +186,8 @@ class MainWindow(QMainWindow):
         if qid:
             self.question_list.model.update_row(qid, review.question_row(self.project.engine, set_id, qid))
             self.show_question(qid)
+        else:  # a set-level action (sign-off)
+            self.refresh()
         self._update_status()
 
     # -- navigation --------------------------------------------------------------

@@ -66,6 +66,8 @@ def test_retired_stays_retired(setup) -> None:  # type: ignore[no-untyped-def]
     for action in (workflow.approve, workflow.reopen, workflow.start_review):
         with pytest.raises(WorkflowError, match="retired"):
             action(engine, set_id, "A3", reviewer="geo")
+    with pytest.raises(editing.EditError, match="retired"):
+        editing.apply_edit(engine, set_id, "A3", ("title",), "Back again", author="geo")
 
 
 def test_sign_off_freezes_the_set(setup) -> None:  # type: ignore[no-untyped-def]

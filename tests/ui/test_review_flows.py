@@ -145,3 +145,13 @@ def test_shortcut_sheet_lists_the_review_keys(sample_window) -> None:  # type: i
     sheet = shortcut_sheet_html(sample_window.menu_actions)
     for text in ("Approve", "Request changes", "Next unreviewed", "Search questions", "Sign off set", "Undo"):
         assert text in sheet
+
+
+def test_sign_off_appears_under_releases(sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    for summary in sets_repo.list_questions(window.project.engine, window.set_id):
+        workflow.approve(window.project.engine, window.set_id, summary.qid, reviewer="Dr Test")
+    window.answers.append("v1")
+    window.menu_actions["sign_off"].trigger()
+    releases = window.navigator.releases_item
+    assert releases.childCount() == 1 and "sign-off #1" in releases.child(0).text(0)

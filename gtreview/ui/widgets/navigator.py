@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
+from gtreview.services.workflow import SignoffInfo
 from gtreview.store.sets_repo import SetSummary
 from gtreview.store.tables import Document
 
@@ -23,8 +24,10 @@ class Navigator(QTreeWidget):
         self.releases_item = QTreeWidgetItem(self, ["Releases"])
         self.itemClicked.connect(self._clicked)
 
-    def populate(self, documents: list[Document], sets: list[SetSummary]) -> None:
-        for parent in (self.corpus_item, self.sets_item):
+    def populate(
+        self, documents: list[Document], sets: list[SetSummary], signoffs: dict[int, list[SignoffInfo]] | None = None
+    ) -> None:
+        for parent in (self.corpus_item, self.sets_item, self.releases_item):
             parent.takeChildren()
         for document in documents:
             extent = f"{document.row_count} rows" if document.kind == "csv" else f"{document.page_count} pp."
@@ -33,6 +36,17 @@ class Navigator(QTreeWidget):
         for benchmark_set in sets:
             child = QTreeWidgetItem(self.sets_item, [f"{benchmark_set.name} ({benchmark_set.question_count})"])
             child.setData(0, SET_ROLE, benchmark_set.id)
+        names = {s.id: s.name for s in sets}
+        for set_id, records in (signoffs or {}).items():
+            for record in records:
+                child = QTreeWidgetItem(
+                    self.releases_item, [f"{names.get(set_id, set_id)} — sign-off #{record.number}"]
+                )
+                child.setToolTip(
+                    0,
+                    f"{record.question_count} questions, signed by {record.reviewer} on "
+                    f"{record.signed_at:%Y-%m-%d %H:%M}; sha256 {record.content_hash}",
+                )
         self.corpus_item.setText(0, f"Corpus ({len(documents)})")
         self.sets_item.setText(0, f"Benchmark sets ({len(sets)})")
         self.expandAll()

@@ -43,8 +43,7 @@ editor.principle_edit.setFocus()
 QTest.keyClicks(editor.principle_edit, " half-typed")
 app.processEvents()
 marker.write_text("ready")
-while True:
-    app.processEvents()
+app.exec()  # the ordinary event loop, until the test kills the process
 """
 
 

@@ -1,0 +1,306 @@
+"""A backend for OpenAI-compatible chat servers: vLLM, llama-server, LM Studio.
+
+These servers are how an analyst scales a judge or a benchmark pass beyond one local
+GPU. They batch concurrent requests themselves, so this client only has to keep a
+bounded number in flight (a thread pool over one connection pool): enough to fill the
+server's batch, never so many that a small llama-server queues them into timeouts.
+
+Transient failures (connection errors, timeouts, 429, 5xx) are retried with a short
+backoff because a busy or restarting server is normal during a long pass. Every other
+failure becomes an error result with one line of explanation: one bad request must not
+sink the batch, and the caller records it as a generation failure.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+
+from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
+
+log = logging.getLogger(__name__)
+
+API_KEY_ENV = "GTREVIEW_OPENAI_API_KEY"
+"""Where a key for a protected server comes from when none is passed. Deliberately not
+OPENAI_API_KEY: that one belongs to api.openai.com and must not leak to a lab server."""
+
+MAX_RETRY_AFTER_S = 30.0
+"""Cap on a server's Retry-After, so a confused server cannot stall a pass for hours."""
+
+
+def default_backoff(attempt: int) -> float:
+    """Seconds to wait before retry ``attempt + 1``: 0.5, 1, 2 (capped at 4)."""
+    return float(min(0.5 * 2**attempt, 4.0))
+
+
+def api_root(base_url: str) -> httpx.URL:
+    """The server's root URL, whether the user gave it with or without ``/v1``.
+
+    Users copy either form from server banners (``http://host:8080`` from llama-server,
+    ``http://host:8000/v1`` from vLLM docs); both must reach the same endpoints. A query
+    string (some gateways want ``?api-version=...``) is kept.
+    """
+    url = httpx.URL(base_url.strip())
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ValueError(f"not an http(s) server URL: {base_url!r}")
+    path = url.path.rstrip("/")
+    if path.endswith("/v1"):
+        path = path[: -len("/v1")]
+    return url.copy_with(path=path or "/")
+
+
+def _endpoint(root: httpx.URL, suffix: str) -> httpx.URL:
+    return root.copy_with(path=root.path.rstrip("/") + suffix)
+
+
+def _display_url(url: httpx.URL) -> str:
+    """The URL without any user:password part, fit for describe() and logs."""
+    return str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
+
+
+class OpenAICompatibleBackend:
+    """Chat completions against ``{base_url}/v1/chat/completions`` with bounded concurrency."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        concurrency: int = 4,
+        timeout: float = 120.0,
+        transport: httpx.BaseTransport | None = None,
+        max_retries: int = 3,
+        backoff: Callable[[int], float] = default_backoff,
+        spec: str | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if not model:
+            raise ValueError("an OpenAI-compatible backend needs a model name")
+        self._root = api_root(base_url)
+        self.model = model
+        self.base_url = _display_url(self._root)
+        self.spec = spec or f"openai:{base_url}#{model}"
+        self.concurrency = concurrency
+        self._max_retries = max(0, max_retries)
+        self._backoff = backoff
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+        self._secret = key.strip() if key and key.strip() else None
+        headers = {"Authorization": f"Bearer {self._secret}"} if self._secret else {}
+        self._client = httpx.Client(
+            transport=transport,
+            headers=headers,
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        )
+        self._chat_url = _endpoint(self._root, "/v1/chat/completions")
+        self._models_url = _endpoint(self._root, "/v1/models")
+        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="gtreview-openai")
+        self._server_lock = threading.Lock()
+        self._server_info: dict[str, Any] | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleBackend(base_url={self.base_url!r}, model={self.model!r})"
+
+    def __enter__(self) -> OpenAICompatibleBackend:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def describe(self) -> dict[str, Any]:
+        """Settings plus what the server says about itself (fetched once, best effort)."""
+        return {
+            "backend": "openai",
+            "spec": self.spec,
+            "base_url": self.base_url,
+            "model": self.model,
+            "authenticated": self._secret is not None,
+            "concurrency": self.concurrency,
+            "structured_output": "response_format json_schema (strict)",
+            "server": self._fetch_server_info(),
+        }
+
+    def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
+        if self._closed:
+            raise RuntimeError("this backend is closed")
+        return list(self._pool.map(self._complete_safely, requests))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._client.close()
+
+    # -- one request --------------------------------------------------------------
+
+    def _complete_safely(self, request: CompletionRequest) -> CompletionResult:
+        try:
+            return self._complete(request)
+        except Exception as exc:
+            log.exception("unexpected failure in an OpenAI-compatible request")
+            return self._error(f"internal error: {type(exc).__name__}: {exc}")
+
+    def _complete(self, request: CompletionRequest) -> CompletionResult:
+        body = request_body(self.model, request)
+        attempt = 0
+        while True:
+            retry_after: float | None = None
+            try:
+                response = self._client.post(self._chat_url, json=body)
+            except httpx.TransportError as exc:
+                failure, transient = f"{type(exc).__name__}: {exc or 'no detail'}", True
+            else:
+                if response.status_code == 200:
+                    return parse_completion(response)
+                failure = f"HTTP {response.status_code}: {error_detail(response)}"
+                transient = response.status_code in (408, 429) or response.status_code >= 500
+                retry_after = _retry_after(response)
+            if not transient or attempt >= self._max_retries:
+                suffix = f" (after {attempt + 1} attempts)" if attempt else ""
+                return self._error(failure + suffix)
+            delay = self._backoff(attempt)
+            if retry_after is not None:
+                delay = max(delay, min(retry_after, MAX_RETRY_AFTER_S))
+            log.info("retrying %s in %.1fs: %s", self.base_url, delay, self._mask(failure))
+            if delay > 0:
+                time.sleep(delay)
+            attempt += 1
+
+    def _error(self, message: str) -> CompletionResult:
+        return CompletionResult(finish_reason="error", error=self._mask(one_line(message)))
+
+    def _mask(self, text: str) -> str:
+        return mask_secret(text, self._secret)
+
+    def _fetch_server_info(self) -> dict[str, Any]:
+        """GET /v1/models once. A server that answered (even with an error) is cached; a
+        connection failure is not, so describe() after the server comes up still works."""
+        with self._server_lock:
+            if self._server_info is not None:
+                return self._server_info
+            try:
+                response = self._client.get(self._models_url, timeout=10.0)
+            except httpx.HTTPError as exc:
+                return {"error": self._mask(one_line(f"{type(exc).__name__}: {exc}"))}
+            self._server_info = _models_summary(response, self.model)
+            return self._server_info
+
+
+def request_body(model: str, request: CompletionRequest) -> dict[str, Any]:
+    """The JSON body for one chat request.
+
+    ``top_k`` is only sent when set: llama-server and vLLM take it, strict OpenAI
+    implementations reject unknown fields.
+    """
+    sampling = request.sampling
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [message.model_dump() for message in request.messages],
+        "temperature": sampling.temperature,
+        "top_p": sampling.top_p,
+        "seed": sampling.seed,
+        "max_tokens": sampling.max_tokens,
+        "stream": False,
+    }
+    if sampling.top_k > 0:
+        body["top_k"] = sampling.top_k
+    if request.json_schema is not None:
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": True},
+        }
+    return body
+
+
+def parse_completion(response: httpx.Response) -> CompletionResult:
+    """The result of a 200 reply; a reply that is not a chat completion is an error result.
+
+    Reasoning that the server split off (``reasoning_content`` from llama-server and
+    older vLLM, ``reasoning`` from newer vLLM) is put back in front of the answer inside
+    ``<think>`` tags, so that the stored raw text matches what a local model writes and
+    the output cleaner can tell a reasoning-only reply from an empty one.
+    """
+    try:
+        data = response.json()
+        choice = data["choices"][0]
+        message = choice.get("message") or {}
+        content = message.get("content") or ""
+        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+        if not isinstance(content, str) or not isinstance(reasoning, str):
+            raise TypeError("message content is not text")
+        usage = data.get("usage") or {}
+        finish: FinishReason = "length" if choice.get("finish_reason") == "length" else "stop"
+        return CompletionResult(
+            text=f"<think>\n{reasoning}\n</think>\n{content}" if reasoning else content,
+            finish_reason=finish,
+            prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
+            completion_tokens=_int_or_none(usage.get("completion_tokens")),
+        )
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        preview = one_line(response.text, limit=120)
+        return CompletionResult(
+            finish_reason="error", error=one_line(f"malformed chat completion ({type(exc).__name__}): {preview}")
+        )
+
+
+def error_detail(response: httpx.Response) -> str:
+    """The server's own words about a failed request, from whichever JSON shape it uses."""
+    try:
+        data = response.json()
+    except ValueError:
+        return one_line(response.text or response.reason_phrase or "no detail", limit=200)
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return one_line(str(error["message"]), limit=200)
+        for key in ("error", "detail", "message"):
+            if data.get(key):
+                return one_line(str(data[key]), limit=200)
+    return one_line(response.text, limit=200)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        value = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def _models_summary(response: httpx.Response, model: str) -> dict[str, Any]:
+    if response.status_code != 200:
+        return {"error": f"GET /v1/models: HTTP {response.status_code}: {error_detail(response)}"}
+    try:
+        entries = [entry for entry in response.json()["data"] if isinstance(entry, dict)]
+    except (ValueError, KeyError, TypeError):
+        return {"error": "GET /v1/models: not a model list"}
+    ids = [str(entry.get("id")) for entry in entries]
+    mine = next((entry for entry in entries if entry.get("id") == model), None)
+    return {"models": ids, "model": mine}
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Collapse whitespace and cut long text: errors are shown in table cells and logs."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def mask_secret(text: str, secret: str | None) -> str:
+    """The text with the API key replaced, in case a server or proxy echoes it back."""
+    return text.replace(secret, "***") if secret else text
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

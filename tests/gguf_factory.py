@@ -1,0 +1,229 @@
+"""Random-weight llama GGUF models and LoRA adapters, written with the ``gguf`` package.
+
+They let tests (and the judging benchmark) drive the real llama.cpp path without a
+download: the output is gibberish, but tokenization, chat templates, batching, the KV
+cache, grammar-constrained JSON and adapters all run for real.
+
+Design choices that matter to the tests:
+
+* The vocabulary is SentencePiece-style (tokenizer model ``llama``): control tokens,
+  the 256 byte tokens ``<0x00>``..``<0xFF>`` so any text can be tokenized, the printable
+  ASCII characters, and word pieces. llama.cpp's SPM tokenizer only reaches a piece by
+  merging two adjacent pieces that are themselves in the vocabulary, so every word is
+  added with all of its prefixes (``▁g``, ``▁go``, ``▁gol``, ``▁gold``).
+* Weights are scaled so that hidden states keep unit size and the logits spread by a
+  few units: greedy decoding then has clear winners, so batched and one-at-a-time
+  greedy runs agree despite float rounding, while seeded sampling still varies.
+* ``<|im_start|>``/``<|im_end|>`` are control tokens and the chat template is ChatML,
+  which llama.cpp recognises natively; ``<|im_end|>`` is the end-of-turn token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from gguf import GGUFReader, GGUFWriter, LlamaFileType, TokenType
+
+CHATML_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+
+DEFAULT_WORDS: tuple[str, ...] = (
+    # plain English
+    "the", "a", "an", "and", "or", "of", "to", "in", "is", "are", "was", "it", "that", "this",
+    "for", "on", "with", "as", "by", "be", "not", "no", "yes", "if", "each", "every", "one",
+    "two", "three", "only", "must", "should", "when", "answer", "question", "reply", "return",
+    "score", "points", "point", "component", "rubric", "judge", "grade", "graded", "award",
+    "credit", "reference", "response", "source", "passage", "model", "correct", "wrong",
+    "partial", "full", "none", "all", "gate", "reason", "contradiction", "marking", "scheme",
+    "instructions", "object", "key", "keys", "value", "values", "you", "your", "are", "user",
+    "system", "assistant",
+    # geology
+    "gold", "ore", "rock", "vein", "quartz", "granite", "basalt", "fault", "shear", "zone",
+    "deposit", "mineral", "pyrite", "copper", "silver", "assay", "drill", "hole", "core",
+    "metres", "grams", "tonne", "sample", "samples", "grade", "grades", "structure",
+    "alteration", "sericite", "carbonate", "sulphide", "lode", "reef", "dyke", "schist",
+    # JSON vocabulary
+    "true", "false", "null", "gate_passed", "awarded", "verdict", "JSON",
+)  # fmt: skip
+
+# Multi-character pieces without a word-boundary marker, so JSON is cheap to emit.
+JSON_PIECES: tuple[str, ...] = ('{"', '":', '",', '"}', '", "', '": ', ", ", ": ", "},", "[]", "{}", "10")
+
+
+@dataclass(frozen=True)
+class TinyDims:
+    """The shapes a LoRA adapter must match."""
+
+    width: int
+    layers: int
+    heads: int
+    head_count_kv: int
+
+
+def build_vocab(words: Sequence[str]) -> tuple[list[str], list[float], list[int]]:
+    """Tokens, scores and token types of an SPM vocabulary that can spell any text."""
+    tokens: list[str] = ["<unk>", "<s>", "</s>", "<|im_start|>", "<|im_end|>"]
+    types: list[int] = [TokenType.UNKNOWN, TokenType.CONTROL, TokenType.CONTROL, TokenType.CONTROL, TokenType.CONTROL]
+    for byte in range(256):
+        tokens.append(f"<0x{byte:02X}>")
+        types.append(TokenType.BYTE)
+    seen = set(tokens)
+    pieces: list[str] = ["▁"] + [chr(c) for c in range(0x21, 0x7F)]
+    for word in words:
+        for text in ("▁" + word, word):
+            pieces.extend(text[:end] for end in range(2, len(text) + 1))
+    for piece in JSON_PIECES:
+        pieces.extend(piece[:end] for end in range(2, len(piece) + 1))
+    for piece in pieces:
+        piece = piece.replace(" ", "▁")
+        if piece not in seen:
+            seen.add(piece)
+            tokens.append(piece)
+            types.append(TokenType.NORMAL)
+    # SPM merges the highest-scoring pair first; longer pieces win so words stay whole.
+    scores = [
+        0.0 if t != TokenType.NORMAL else float(len(tok)) - i * 1e-4
+        for i, (tok, t) in enumerate(zip(tokens, types, strict=True))
+    ]
+    return tokens, scores, [int(t) for t in types]
+
+
+def write_tiny_llama_gguf(
+    path: str | Path,
+    *,
+    width: int = 64,
+    layers: int = 2,
+    heads: int = 4,
+    ctx: int = 512,
+    seed: int = 0,
+    vocab_words: Sequence[str] = DEFAULT_WORDS,
+    ff: int | None = None,
+    f16: bool = False,
+    chat_template: str | None = CHATML_TEMPLATE,
+    name: str = "tiny-random-llama",
+) -> Path:
+    """Write a random-weight llama model that llama.cpp loads and runs; returns the path."""
+    path = Path(path)
+    rng = np.random.default_rng(seed)
+    tokens, scores, types = build_vocab(vocab_words)
+    n_vocab = len(tokens)
+    n_ff = ff if ff is not None else 2 * width
+    head_dim = width // heads
+    wtype = np.float16 if f16 else np.float32
+
+    def rand(rows: int, cols: int, std: float) -> np.ndarray:
+        # numpy shape (rows, cols) is ggml ne = (cols, rows): cols is the input size.
+        return (rng.standard_normal((rows, cols), dtype=np.float32) * std).astype(wtype)
+
+    writer = GGUFWriter(path, "llama")
+    writer.add_name(name)
+    writer.add_file_type(LlamaFileType.MOSTLY_F16 if f16 else LlamaFileType.ALL_F32)
+    writer.add_context_length(ctx)
+    writer.add_embedding_length(width)
+    writer.add_block_count(layers)
+    writer.add_feed_forward_length(n_ff)
+    writer.add_head_count(heads)
+    writer.add_head_count_kv(heads)
+    writer.add_rope_dimension_count(head_dim)
+    writer.add_rope_freq_base(10000.0)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_vocab_size(n_vocab)
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(tokens)
+    writer.add_token_scores(scores)
+    writer.add_token_types(types)
+    writer.add_unk_token_id(0)
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+    writer.add_eot_token_id(tokens.index("<|im_end|>"))
+    writer.add_add_bos_token(True)
+    writer.add_add_eos_token(False)
+    if chat_template is not None:
+        writer.add_chat_template(chat_template)
+
+    inner = 1.0 / np.sqrt(width)
+    writer.add_tensor("token_embd.weight", rand(n_vocab, width, 1.0))
+    for i in range(layers):
+        writer.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(width, dtype=np.float32))
+        writer.add_tensor(f"blk.{i}.attn_q.weight", rand(width, width, inner))
+        writer.add_tensor(f"blk.{i}.attn_k.weight", rand(width, width, inner))
+        writer.add_tensor(f"blk.{i}.attn_v.weight", rand(width, width, inner))
+        writer.add_tensor(f"blk.{i}.attn_output.weight", rand(width, width, inner))
+        writer.add_tensor(f"blk.{i}.ffn_norm.weight", np.ones(width, dtype=np.float32))
+        writer.add_tensor(f"blk.{i}.ffn_gate.weight", rand(n_ff, width, inner))
+        writer.add_tensor(f"blk.{i}.ffn_up.weight", rand(n_ff, width, inner))
+        writer.add_tensor(f"blk.{i}.ffn_down.weight", rand(width, n_ff, 1.0 / np.sqrt(n_ff)))
+    writer.add_tensor("output_norm.weight", np.ones(width, dtype=np.float32))
+    writer.add_tensor("output.weight", rand(n_vocab, width, 3.0 * inner))
+
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+def write_larger_llama_gguf(path: str | Path, *, seed: int = 0) -> Path:
+    """The ~230 MB benchmark model (width 768, 8 layers, f32): a fair CPU workload."""
+    return write_tiny_llama_gguf(
+        path, width=768, layers=8, heads=12, ctx=4096, ff=2048, seed=seed, name="larger-random-llama"
+    )
+
+
+def read_dims(base: str | Path) -> TinyDims:
+    """Read the shapes of a model written by :func:`write_tiny_llama_gguf`."""
+    reader = GGUFReader(base)
+
+    def scalar(key: str) -> int:
+        field = reader.get_field(key)
+        assert field is not None, key
+        return int(field.parts[field.data[0]][0])
+
+    return TinyDims(
+        width=scalar("llama.embedding_length"),
+        layers=scalar("llama.block_count"),
+        heads=scalar("llama.attention.head_count"),
+        head_count_kv=scalar("llama.attention.head_count_kv"),
+    )
+
+
+def write_tiny_lora_gguf(
+    path: str | Path,
+    base_path_or_dims: str | Path | TinyDims,
+    rank: int = 4,
+    alpha: float = 8.0,
+    seed: int = 1,
+) -> Path:
+    """Write a LoRA adapter on attn_q and attn_v of every block; returns the path.
+
+    ``lora_a`` has ggml shape (n_in, rank) and ``lora_b`` (rank, n_out), as llama.cpp
+    expects. Unlike a freshly initialised PEFT adapter (B = 0), both factors are random
+    so the adapter visibly changes the logits.
+    """
+    path = Path(path)
+    dims = base_path_or_dims if isinstance(base_path_or_dims, TinyDims) else read_dims(base_path_or_dims)
+    rng = np.random.default_rng(seed)
+    n_kv = dims.width // dims.heads * dims.head_count_kv
+    writer = GGUFWriter(path, "llama")
+    writer.add_type("adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", float(alpha))
+    writer.add_name("tiny-random-lora")
+    for i in range(dims.layers):
+        for name, n_out in (("attn_q", dims.width), ("attn_v", n_kv)):
+            a = (rng.standard_normal((rank, dims.width)) / np.sqrt(dims.width)).astype(np.float32)
+            b = (rng.standard_normal((n_out, rank)) / np.sqrt(rank)).astype(np.float32)
+            writer.add_tensor(f"blk.{i}.{name}.weight.lora_a", a)
+            writer.add_tensor(f"blk.{i}.{name}.weight.lora_b", b)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path

@@ -61,13 +61,12 @@ def test_judgmental_fixtures_allow_one_point() -> None:
     data = question("A1")
     data["calibration"][2]["judgmental"] = True
     q = Question.model_validate(data)
-    respond = lambda r: (
-        verdict_json(q, True, {"C2": 3, "C3": 3})
-        if "F3" in answer_of(r)
-        else fixture_reply(
-            q, next(f for f in q.calibration if f.response_text == answer_of(r))
-        )
-    )
+
+    def respond(request: CompletionRequest) -> str:
+        if "F3" in answer_of(request):
+            return verdict_json(q, True, {"C2": 3, "C3": 3})
+        return fixture_reply(q, next(f for f in q.calibration if f.response_text == answer_of(request)))
+
     report = calibrate(ScriptedBackend(respond), [q])
     strong = report.questions[0].fixtures[2]
     assert strong.judgmental and strong.judged_total == 9 and strong.reproduced

@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     clist = corpus.add_parser("list", help="list the documents of the project")
     clist.add_argument("--json", action="store_true")
     _add_project(clist)
+    from gtreview.commands_judging import add_judging_commands
+
+    add_judging_commands(commands)
     return parser
 
 
@@ -103,7 +106,7 @@ def _fail(message: str, args: argparse.Namespace) -> None:
 
 
 def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
-    from gtreview import commands
+    from gtreview import commands, commands_judging
 
     table: dict[tuple[str, str | None], Callable[[argparse.Namespace], int]] = {
         ("gui", None): commands.run_gui,
@@ -113,6 +116,10 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         ("rubric", "locators"): commands.rubric_locators,
         ("corpus", "import"): commands.corpus_import,
         ("corpus", "list"): commands.corpus_list,
+        ("grades", "check"): commands_judging.grades_check,
+        ("score", None): commands_judging.score,
+        ("compare", None): commands_judging.compare,
+        ("calibrate", None): commands_judging.calibrate,
     }
     return table[(args.command, getattr(args, "action", None))]
 

@@ -9,6 +9,7 @@ from gtreview.services.corpus_import import import_corpus
 from gtreview.services.rubric_files import read_rubric_file, to_rubric
 from gtreview.store import sets_repo
 from gtreview.store.project import Project, open_project
+from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 
 SAMPLE_ACTOR = "gtreview (sample)"
 SAMPLE_RUBRIC = Path("benchmark") / "Sample_goldfield_grading_key.json"
@@ -29,6 +30,9 @@ def ensure_sample_project(folder: Path) -> Project:
     root = sample_corpus_dir()
     import_corpus(project.engine, [root / name for name in SAMPLE_CORPUS_FOLDERS if (root / name).is_dir()])
     if not sets_repo.list_sets(project.engine):
+        # The sample ships no judge model, so its questions can be approved without a
+        # calibration run; new projects require one (Review menu to change).
+        set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
         rubric_file = read_rubric_file(sample_rubric_path())
         sets_repo.import_rubric(
             project.engine,

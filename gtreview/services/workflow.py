@@ -17,6 +17,7 @@ from gtreview.core.findings import count_errors
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import rubric_to_json_text
 from gtreview.core.validation import validate_question
+from gtreview.services.question_calibration import approval_requires_calibration, latest_calibration
 from gtreview.store import sets_repo
 from gtreview.store.sets_repo import ReviewStatus
 
@@ -69,6 +70,14 @@ def approve(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: st
     errors = count_errors(validate_question(question.to_json_dict()))
     if errors:
         raise WorkflowError(f"{qid} has {errors} validation error(s); fix them before approving")
+    if approval_requires_calibration(engine):
+        latest = latest_calibration(engine, set_id, qid)
+        if latest is None:
+            raise WorkflowError(f"{qid} has not been calibrated in this version; run Calibrate first")
+        judge, result = latest
+        if not result.reproduced:
+            missed = ", ".join(f.fixture_id for f in result.fixtures if not f.reproduced)
+            raise WorkflowError(f"{judge} did not reproduce {qid}'s fixtures {missed}")
     sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.APPROVED, actor=reviewer, comment=comment)
 
 

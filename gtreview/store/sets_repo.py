@@ -295,6 +295,16 @@ def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary,
         ]
 
 
+def set_header(engine: Engine, set_id: int) -> dict[str, Any]:
+    """The imported rubric's top level (everything but the questions)."""
+    with Session(engine) as session:
+        benchmark_set = session.get(tables.BenchmarkSet, set_id)
+        if benchmark_set is None:
+            raise KeyError(f"no benchmark set {set_id}")
+        header: dict[str, Any] = json.loads(benchmark_set.header_json)
+        return header
+
+
 def export_rubric(engine: Engine, set_id: int) -> Rubric:
     """The set as a rubric: the imported header with each question's current version."""
     with Session(engine) as session:
@@ -394,6 +404,44 @@ def list_signoffs(engine: Engine, set_id: int) -> list[tables.SetSignoff]:
                 .order_by(col(tables.SetSignoff.number))
             )
         )
+
+
+def add_calibration_run(
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    version: int,
+    *,
+    judge: str,
+    prompt_sha256: str,
+    reproduced: bool,
+    report_json: str,
+) -> None:
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        assert row.id is not None
+        session.add(
+            tables.CalibrationRun(
+                question_id=row.id,
+                version=version,
+                judge=judge,
+                prompt_sha256=prompt_sha256,
+                reproduced=reproduced,
+                report_json=report_json,
+            )
+        )
+        session.commit()
+
+
+def latest_calibration_run(engine: Engine, set_id: int, qid: str) -> tables.CalibrationRun | None:
+    """The newest calibration of the question's current version, if any."""
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        return session.exec(
+            select(tables.CalibrationRun)
+            .where(tables.CalibrationRun.question_id == row.id, tables.CalibrationRun.version == row.current_version)
+            .order_by(col(tables.CalibrationRun.id).desc())
+        ).first()
 
 
 def review_log(engine: Engine, set_id: int) -> list[tables.ReviewLog]:

@@ -150,3 +150,27 @@ class SetSignoff(SQLModel, table=True):
     reviewer: str
     comment: str = ""
     signed_at: datetime = Field(default_factory=utc_now)
+
+
+class ProjectSetting(SQLModel, table=True):
+    """Project-wide settings that travel with the project (JSON values)."""
+
+    __tablename__ = "project_setting"
+
+    key: str = Field(primary_key=True)
+    value_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class CalibrationRun(SQLModel, table=True):
+    """A judge's calibration of one question version: what it scored for each fixture."""
+
+    __tablename__ = "calibration_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    question_id: int = Field(foreign_key="question.id", index=True, ondelete="CASCADE")
+    version: int
+    judge: str
+    prompt_sha256: str
+    reproduced: bool
+    report_json: str = Field(sa_column=Column(Text, nullable=False))
+    at: datetime = Field(default_factory=utc_now)

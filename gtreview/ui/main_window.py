@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QTextBrowser, QWidget
 
 from gtreview.core.jsonpath import Path as JsonPath
-from gtreview.services import editing, review, workflow
+from gtreview.services import editing, question_calibration, review, workflow
 from gtreview.store import sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         self.session.renamed.connect(self._renamed)
         self.session.failed.connect(self._save_failed)
         self.controller.changed.connect(self._review_changed)
+        self.controller.calibrated.connect(self._calibrated)
         self.controller.message.connect(lambda message: self.statusBar().showMessage(message, 10000))
         self.menu_actions = build_menus(self)
         self._restore_layout()
@@ -136,7 +137,7 @@ class MainWindow(QMainWindow):
             html.question_html(detail.question, detail.review_status.value, detail.version, detail.findings)
         )
         self.editor.load(content, same_question=same)
-        self.fixtures.load(content)
+        self.fixtures.load(content, question_calibration.latest_calibration(self.project.engine, self.set_id, qid))
         retired = detail.review_status is sets_repo.ReviewStatus.RETIRED
         self.editor.setEnabled(not retired)  # retired questions stay as they were retired
         self.fixtures.setEnabled(not retired)
@@ -189,6 +190,10 @@ class MainWindow(QMainWindow):
         else:  # a set-level action (sign-off)
             self.refresh()
         self._update_status()
+
+    def _calibrated(self, set_id: int, qids: list[str]) -> None:
+        if set_id == self.set_id and self.qid in qids:
+            self.show_question(self.qid)
 
     # -- navigation --------------------------------------------------------------
     def go_next(self, step: int = 1) -> None:

@@ -11,6 +11,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
 from gtreview import __version__
+from gtreview.services.question_calibration import approval_requires_calibration
+from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, JUDGE_SPEC, get_setting, set_setting
 
 if TYPE_CHECKING:
     from gtreview.ui.main_window import MainWindow
@@ -63,6 +65,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["undo"], actions["redo"] = undo, redo
     edit_menu.addSeparator()
     actions["reviewer"] = _action(window, edit_menu, "Reviewer &name…", None, lambda: _ask_reviewer(window))
+    actions["judge"] = _action(window, edit_menu, "&Judge model…", None, lambda: _ask_judge(window))
 
     review_menu = bar.addMenu("&Review")
     controller = window.controller
@@ -73,6 +76,14 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     )
     actions["reopen"] = _action(window, review_menu, "Re&open as draft", "Ctrl+Shift+D", controller.reopen)
     actions["retire"] = _action(window, review_menu, "Re&tire…", "Ctrl+Shift+X", controller.retire)
+    review_menu.addSeparator()
+    actions["calibrate"] = _action(window, review_menu, "&Calibrate question", "Ctrl+K", controller.calibrate_question)
+    actions["calibrate_set"] = _action(window, review_menu, "Calibrate &set", "Ctrl+Shift+K", controller.calibrate_set)
+    require = _action(window, review_menu, "Require calibration before approval", None, lambda: None)
+    require.setCheckable(True)
+    require.setChecked(approval_requires_calibration(window.project.engine))
+    require.toggled.connect(lambda on: set_setting(window.project.engine, APPROVAL_REQUIRES_CALIBRATION, on))
+    actions["require_calibration"] = require
     review_menu.addSeparator()
     actions["sign_off"] = _action(window, review_menu, "Sign &off set…", "Ctrl+Shift+S", controller.sign_off)
 
@@ -135,6 +146,15 @@ def _ask_reviewer(window: MainWindow) -> None:
     )
     if ok and name.strip():
         window.set_reviewer_name(name)
+
+
+def _ask_judge(window: MainWindow) -> None:
+    current = get_setting(window.project.engine, JUDGE_SPEC) or ""
+    spec, ok = QInputDialog.getText(
+        window, "Judge model", "Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):", text=current
+    )
+    if ok:
+        set_setting(window.project.engine, JUDGE_SPEC, spec.strip())
 
 
 def _open_project(window: MainWindow) -> None:

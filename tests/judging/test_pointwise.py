@@ -78,8 +78,11 @@ def test_a_reask_that_succeeds_is_scored() -> None:
 
 def test_backend_errors_and_truncation_count_as_broken_replies() -> None:
     outcomes = iter(
-        [CompletionResult(finish_reason="error", error="503"), CompletionResult(text='{"gate', finish_reason="length")]
-        + [CompletionResult(text=verdict_json(Q1, True, {}))]
+        [
+            CompletionResult(finish_reason="error", error="503"),
+            CompletionResult(text='{"gate', finish_reason="length"),
+            CompletionResult(text=verdict_json(Q1, True, {})),
+        ]
     )
     backend = ScriptedBackend(lambda r: next(outcomes))
     (judgement,) = judge_answers(backend, [JudgeTask(key="k", question=Q1, answer="An answer.")])

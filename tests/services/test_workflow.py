@@ -12,6 +12,7 @@ from gtreview.services.workflow import WorkflowError
 from gtreview.store import sets_repo
 from gtreview.store.project import open_project
 from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
 
 
@@ -21,6 +22,7 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
     set_id = sets_repo.import_rubric(
         project.engine, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
     )
+    set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own test
     yield project.engine, set_id
     project.close()
 
@@ -129,3 +131,28 @@ def test_path_edits_compose_and_undo(setup) -> None:  # type: ignore[no-untyped-
     assert current.title == "Question A1"
     assert current.gate is not None and current.gate.pass_condition == "Names the oxidation front."
     assert [v.version for v in sets_repo.list_versions(engine, set_id, "A1")] == [1, 2, 3, 4]
+
+
+def test_approval_needs_calibration_of_the_current_version(setup) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.services.question_calibration import calibrate_questions
+    from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
+
+    engine, set_id = setup
+    set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, True)
+    with pytest.raises(WorkflowError, match="not been calibrated"):
+        workflow.approve(engine, set_id, "A1", reviewer="geo")
+    question = sets_repo.load_question(engine, set_id, "A1")
+    fixtures = {f.response_text: f for f in question.calibration}
+    sloppy = ScriptedBackend(lambda r: verdict_json(question, True, {"C2": 3, "C3": 4}))
+    (result,) = calibrate_questions(engine, sloppy, set_id, ["A1"])
+    assert not result.reproduced
+    with pytest.raises(WorkflowError, match="did not reproduce A1's fixtures A1-F1, A1-F2"):
+        workflow.approve(engine, set_id, "A1", reviewer="geo")
+    faithful = ScriptedBackend(lambda r: fixture_reply(question, fixtures[answer_of(r)]))
+    (result,) = calibrate_questions(engine, faithful, set_id, ["A1"])
+    assert result.reproduced
+    workflow.approve(engine, set_id, "A1", reviewer="geo")
+    # an edit makes a new version, which needs its own calibration
+    editing.apply_edit(engine, set_id, "A1", ("title",), "Changed", author="geo")
+    with pytest.raises(WorkflowError, match="not been calibrated"):
+        workflow.approve(engine, set_id, "A1", reviewer="geo")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from gtreview.core.calibration import fixture_role
 from gtreview.core.rubric import CalibrationFixture, Question
 from gtreview.core.validation import validate_question
+from gtreview.judging.calibration import FixtureCheck, QuestionCalibration
 from gtreview.ui.widgets.fields import PlainTextField, findings_label
 
 NOT_JUDGED = "not judged yet"
@@ -42,6 +43,8 @@ class FixtureEditor(QWidget):
         super().__init__(parent)
         self._content: dict[str, Any] = {}
         self._fixtures: list[dict[str, Any]] = []
+        self._judge = ""
+        self._checks: dict[str, FixtureCheck] = {}
         self._loading = False
 
         self.fixture_list = QListWidget()
@@ -100,15 +103,20 @@ class FixtureEditor(QWidget):
         self.total.editingFinished.connect(self._commit)
         self.awards.itemChanged.connect(lambda _item: self._commit())
 
-    def load(self, content: dict[str, Any]) -> None:
+    def load(self, content: dict[str, Any], judged: tuple[str, QuestionCalibration] | None = None) -> None:
+        """Show the fixtures and, when the current version has been calibrated, what the judge gave."""
         self._content = content
+        self._judge = judged[0] if judged else ""
+        self._checks = {f.fixture_id: f for f in judged[1].fixtures} if judged else {}
         self._fixtures = copy.deepcopy(content.get("calibration") or [])
         row = max(0, self.fixture_list.currentRow())
         self._loading = True
         self.fixture_list.clear()
         question = self._question()
         for fixture in self._fixtures:
-            self.fixture_list.addItem(self._summary(question, fixture))
+            check = self._checks.get(str(fixture.get("fixture_id")))
+            mark = "" if check is None else ("  ✓ reproduced" if check.reproduced else "  ✗ " + check.reason)
+            self.fixture_list.addItem(self._summary(question, fixture) + mark)
         self._loading = False
         if self._fixtures:
             self.fixture_list.setCurrentRow(min(row, len(self._fixtures) - 1))
@@ -157,9 +165,11 @@ class FixtureEditor(QWidget):
             a.get("id"): a.get("awarded") for a in fixture.get("expected_component_awards") or [] if isinstance(a, dict)
         }
         components = self._components()
+        check = self._checks.get(str(fixture.get("fixture_id")))
         self.awards.setRowCount(len(components))
         for position, (cid, points) in enumerate(components):
-            for column, value in enumerate((cid, points, awarded.get(cid, 0), NOT_JUDGED)):
+            judged = NOT_JUDGED if check is None or check.judged_total is None else check.judged_awards.get(cid, 0)
+            for column, value in enumerate((cid, points, awarded.get(cid, 0), judged)):
                 item = QTableWidgetItem("" if value is None else str(value))
                 if column != 2:
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
@@ -167,7 +177,16 @@ class FixtureEditor(QWidget):
         question = self._question()
         self.role.setText(self._summary(question, fixture).split(" · ")[1] if question else "")
         award_sum = sum(v for v in awarded.values() if isinstance(v, int))
-        self.sum_label.setText(f"awards sum to {award_sum}")
+        verdict = ""
+        if check is not None:
+            judged_gate = (
+                "unscored"
+                if check.judged_gate_passed is None
+                else ("gate pass" if check.judged_gate_passed else "gate fail")
+            )
+            outcome = "reproduced" if check.reproduced else f"NOT reproduced: {check.reason}"
+            verdict = f" · judged by {self._judge}: {judged_gate}, total {check.judged_total} — {outcome}"
+        self.sum_label.setText(f"awards sum to {award_sum}{verdict}")
         self._loading = False
 
     def _current_fixture_from_widgets(self, original: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,56 @@
+"""Calibrating the questions of a set with a judge, and remembering the outcome.
+
+Results are stored per question version, so an edit (a new version) needs a new
+calibration before approval, when the project asks for one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Engine
+
+from gtreview.core.rubric import Rubric
+from gtreview.inference.backend import CompletionBackend
+from gtreview.judging.calibration import QuestionCalibration, calibrate
+from gtreview.judging.pointwise import JudgeSettings
+from gtreview.store import sets_repo
+from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, get_setting
+
+
+def calibrate_questions(
+    engine: Engine,
+    backend: CompletionBackend,
+    set_id: int,
+    qids: Sequence[str],
+    *,
+    settings: JudgeSettings | None = None,
+) -> list[QuestionCalibration]:
+    header = Rubric.model_validate({**sets_repo.set_header(engine, set_id), "questions": []})
+    summaries = {s.qid: s for s in sets_repo.list_questions(engine, set_id)}
+    questions = [sets_repo.load_question(engine, set_id, qid) for qid in qids]
+    report = calibrate(backend, questions, settings=settings, global_variants=header.global_variants)
+    for result in report.questions:
+        sets_repo.add_calibration_run(
+            engine,
+            set_id,
+            result.question_id,
+            summaries[result.question_id].current_version,
+            judge=report.judge,
+            prompt_sha256=report.prompt_sha256,
+            reproduced=result.reproduced,
+            report_json=result.model_dump_json(),
+        )
+    return report.questions
+
+
+def latest_calibration(engine: Engine, set_id: int, qid: str) -> tuple[str, QuestionCalibration] | None:
+    """(judge, result) of the newest calibration of the current version, or None."""
+    run = sets_repo.latest_calibration_run(engine, set_id, qid)
+    if run is None:
+        return None
+    return run.judge, QuestionCalibration.model_validate_json(run.report_json)
+
+
+def approval_requires_calibration(engine: Engine) -> bool:
+    return bool(get_setting(engine, APPROVAL_REQUIRES_CALIBRATION, True))

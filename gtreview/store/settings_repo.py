@@ -1,0 +1,28 @@
+"""Project settings: small JSON values stored in the project, not in the user's profile."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from gtreview.store.tables import ProjectSetting
+
+APPROVAL_REQUIRES_CALIBRATION = "approval_requires_calibration"
+JUDGE_SPEC = "judge_spec"
+
+
+def get_setting(engine: Engine, key: str, default: Any = None) -> Any:
+    with Session(engine) as session:
+        row = session.get(ProjectSetting, key)
+        return json.loads(row.value_json) if row is not None else default
+
+
+def set_setting(engine: Engine, key: str, value: Any) -> None:
+    with Session(engine) as session:
+        row = session.get(ProjectSetting, key) or ProjectSetting(key=key, value_json="null")
+        row.value_json = json.dumps(value)
+        session.add(row)
+        session.commit()

@@ -1,0 +1,50 @@
+"""Calibrate from the Review menu, see judged awards beside the expected ones, approve."""
+
+from gtreview.core.rubric import Question
+from gtreview.inference.backend import CompletionRequest
+from gtreview.store import sets_repo
+from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
+from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
+
+
+def faithful_judge(question: Question):  # type: ignore[no-untyped-def]
+    fixtures = {f.response_text: f for f in question.calibration}
+
+    def respond(request: CompletionRequest) -> str:
+        fixture = fixtures.get(answer_of(request))
+        return fixture_reply(question, fixture) if fixture else verdict_json(question, False, {})
+
+    return respond
+
+
+def test_calibrate_question_then_approve(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    question = sets_repo.load_question(engine, set_id, "A1")
+    set_setting(engine, JUDGE_SPEC, "scripted:judge")
+    window.menu_actions["require_calibration"].setChecked(True)
+
+    window.menu_actions["approve"].trigger()
+    assert "not been calibrated" in window.statusBar().currentMessage()
+
+    window.controller.open_backend = lambda spec: ScriptedBackend(lambda r: verdict_json(question, True, {}), spec=spec)
+    with qtbot.waitSignal(window.controller.calibrated, timeout=10000):
+        window.menu_actions["calibrate"].trigger()
+    items = [window.fixtures.fixture_list.item(n).text() for n in range(window.fixtures.fixture_list.count())]
+    assert any("✗" in text for text in items) and any("✓ reproduced" in text for text in items)
+    window.menu_actions["approve"].trigger()
+    assert "did not reproduce" in window.statusBar().currentMessage()
+
+    window.controller.open_backend = lambda spec: ScriptedBackend(faithful_judge(question), spec=spec)
+    with qtbot.waitSignal(window.controller.calibrated, timeout=10000):
+        window.menu_actions["calibrate"].trigger()
+    fixtures = window.fixtures
+    assert all("✓ reproduced" in fixtures.fixture_list.item(n).text() for n in range(fixtures.fixture_list.count()))
+    fixtures.fixture_list.setCurrentRow(fixtures.fixture_list.count() - 1)
+    expected = [fixtures.awards.item(r, 2).text() for r in range(fixtures.awards.rowCount())]
+    judged = [fixtures.awards.item(r, 3).text() for r in range(fixtures.awards.rowCount())]
+    assert judged == expected and "judged by scripted:judge" in fixtures.sum_label.text()
+
+    window.menu_actions["approve"].trigger()
+    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.APPROVED

@@ -120,6 +120,7 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         ("score", None): commands_judging.score,
         ("compare", None): commands_judging.compare,
         ("calibrate", None): commands_judging.calibrate,
+        ("harness", "import"): commands_judging.harness_import,
     }
     return table[(args.command, getattr(args, "action", None))]
 

@@ -27,7 +27,8 @@ def _read(path: Path) -> RubricFile:
         raise CliError(f"{path}: {exc}") from None
 
 
-def _project(args: argparse.Namespace) -> Project:
+def open_cli_project(args: argparse.Namespace) -> Project:
+    """The project named by --project (or the default), with a one-line error."""
     from gtreview.store.project import ProjectError, open_project
 
     try:
@@ -68,7 +69,7 @@ def rubric_import(args: argparse.Namespace) -> int:
         rubric = to_rubric(rubric_file)
     except RubricReadError as exc:
         raise CliError(f"{args.file}: {exc}") from None
-    project = _project(args)
+    project = open_cli_project(args)
     try:
         set_id = import_rubric(
             project.engine, rubric, source_name=args.file.name, source_sha256=rubric_file.sha256, actor=_actor()
@@ -107,7 +108,7 @@ def _check_json(check: EvidenceCheck) -> dict[str, object]:
 def rubric_export(args: argparse.Namespace) -> int:
     from gtreview.store.sets_repo import export_rubric, list_sets
 
-    project = _project(args)
+    project = open_cli_project(args)
     try:
         sets = list_sets(project.engine)
         set_id = args.set_id
@@ -135,7 +136,7 @@ def rubric_locators(args: argparse.Namespace) -> int:
     from gtreview.services.review import check_rubric_evidence, corpus_index
 
     rubric = to_rubric(_read(args.file))
-    project = _project(args)
+    project = open_cli_project(args)
     try:
         checks = check_rubric_evidence(corpus_index(project.engine), rubric)
     finally:
@@ -163,7 +164,7 @@ def corpus_import(args: argparse.Namespace) -> int:
     from gtreview.services.corpus_import import import_corpus
     from gtreview.store.corpus_repo import DocumentConflictError
 
-    project = _project(args)
+    project = open_cli_project(args)
     try:
         report = import_corpus(project.engine, args.paths)
     except (CorpusImportError, DocumentConflictError) as exc:
@@ -184,7 +185,7 @@ def corpus_import(args: argparse.Namespace) -> int:
 def corpus_list(args: argparse.Namespace) -> int:
     from gtreview.store.corpus_repo import list_documents
 
-    project = _project(args)
+    project = open_cli_project(args)
     try:
         documents = list_documents(project.engine)
     finally:

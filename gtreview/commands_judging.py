@@ -42,6 +42,20 @@ def add_judging_commands(commands: Any) -> None:
     compare.add_argument("-o", "--output", type=Path)
     compare.add_argument("--json", action="store_true")
 
+    harness = commands.add_parser("harness", help="import Groundtruth harness outputs").add_subparsers(
+        dest="action", required=True
+    )
+    himport = harness.add_parser("import", help="import answer and score files; recompute and list disagreements")
+    himport.add_argument("--rubric", type=Path, required=True)
+    himport.add_argument("--scores", type=Path)
+    himport.add_argument("--answers-a", type=Path)
+    himport.add_argument("--answers-b", type=Path)
+    himport.add_argument("--label-a", default="a")
+    himport.add_argument("--label-b", default="b")
+    himport.add_argument("--name", default="harness import")
+    himport.add_argument("--project", type=Path, default=None)
+    himport.add_argument("--json", action="store_true")
+
     calibrate = commands.add_parser("calibrate", help="check that a judge reproduces the calibration fixtures")
     calibrate.add_argument("--rubric", type=Path, required=True)
     calibrate.add_argument("--judge", required=True)
@@ -265,3 +279,38 @@ def calibrate(args: argparse.Namespace) -> int:
             )
         print(f"{report.reproduced_count} of {report.fixture_count} fixtures reproduced by {report.judge}")
     return EXIT_OK if report.reproduced else EXIT_FINDINGS
+
+
+def harness_import(args: argparse.Namespace) -> int:
+    from gtreview.commands import open_cli_project
+    from gtreview.services.harness_import import import_harness_files
+
+    rubric = _rubric(args.rubric)
+    answers = {label: path for label, path in ((args.label_a, args.answers_a), (args.label_b, args.answers_b)) if path}
+    if args.scores is None and not answers:
+        raise CliError("give --scores and/or --answers-a/--answers-b")
+    project = open_cli_project(args)
+    try:
+        report = import_harness_files(
+            project.engine,
+            rubric,
+            scores=args.scores,
+            answers=answers,
+            name=args.name,
+            labels=(args.label_a, args.label_b),
+        )
+    except HarnessFileError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        project.close()
+    if args.json:
+        print_json({"ok": not report.disagreements, **report.model_dump(mode="json")})
+    else:
+        for d in report.disagreements:
+            note = f" ({d.note})" if d.note else ""
+            print(f"entry {d.entry} [{d.id}] {d.field}: file {d.file_value!r}, gtreview {d.recomputed!r}{note}")
+        print(
+            f"run {report.run_id}: {report.answers} answers, {report.failures} failures, {report.judgements} judgements, "
+            f"{report.pairs} pairs imported; {len(report.disagreements)} disagreements"
+        )
+    return EXIT_FINDINGS if report.disagreements else EXIT_OK

@@ -174,3 +174,83 @@ class CalibrationRun(SQLModel, table=True):
     reproduced: bool
     report_json: str = Field(sa_column=Column(Text, nullable=False))
     at: datetime = Field(default_factory=utc_now)
+
+
+class Run(SQLModel, table=True):
+    """A benchmark pass: gtreview's own, or one imported from harness files."""
+
+    __tablename__ = "run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    set_id: int | None = Field(default=None, foreign_key="benchmark_set.id", index=True)
+    rubric_hash: str
+    source: str  # "gtreview" or "harness-import"
+    status: str
+    config_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class Generation(SQLModel, table=True):
+    """One model answer (raw and cleaned) or a recorded generation failure."""
+
+    __tablename__ = "generation"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True, ondelete="CASCADE")
+    key: str = Field(unique=True, index=True)
+    model_label: str
+    qid: str
+    sample_index: int
+    raw_text: str = Field(sa_column=Column(Text, nullable=False))
+    clean_text: str = Field(sa_column=Column(Text, nullable=False))
+    status: str  # ok | error
+    error: str = ""
+    finish_reason: str = ""
+    attempts: int = 1
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float | None = None
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class Judgement(SQLModel, table=True):
+    """A pointwise judgement (grader-contract record) of one generation."""
+
+    __tablename__ = "judgement"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True, ondelete="CASCADE")
+    key: str = Field(unique=True, index=True)
+    generation_key: str | None = None
+    model_label: str
+    qid: str
+    sample_index: int
+    judge: str
+    status: str  # scored | unscored
+    total: int | None = None
+    gate_passed: bool | None = None
+    record_json: str = Field(sa_column=Column(Text, nullable=False))
+    prompt_sha256: str = ""
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class PairJudgement(SQLModel, table=True):
+    """A pairwise judgement in both orders, reconciled."""
+
+    __tablename__ = "pair_judgement"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True, ondelete="CASCADE")
+    key: str = Field(unique=True, index=True)
+    qid: str
+    sample_index: int
+    model_a: str
+    model_b: str
+    label: str
+    average: float | None = None
+    inconsistent: bool = False
+    outcome_json: str = Field(sa_column=Column(Text, nullable=False))
+    judge: str = ""
+    prompt_sha256: str = ""
+    created_at: datetime = Field(default_factory=utc_now)

@@ -1,0 +1,122 @@
+"""Storing benchmark passes: runs, generations, judgements and pairwise judgements.
+
+Every record has a content key (unique), so writing the same record twice is a no-op:
+this is what makes a killed pass resumable without duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from gtreview.store import tables
+
+
+class RunSummary(BaseModel):
+    id: int
+    name: str
+    source: str
+    status: str
+    set_id: int | None
+    generations: int
+    judgements: int
+    pairs: int
+
+
+def create_run(
+    engine: Engine,
+    *,
+    name: str,
+    rubric_hash: str,
+    source: str,
+    status: str,
+    set_id: int | None = None,
+    config: dict[str, Any] | None = None,
+) -> int:
+    with Session(engine) as session:
+        run = tables.Run(
+            name=name,
+            set_id=set_id,
+            rubric_hash=rubric_hash,
+            source=source,
+            status=status,
+            config_json=json.dumps(config or {}, ensure_ascii=False),
+        )
+        session.add(run)
+        session.commit()
+        assert run.id is not None
+        return run.id
+
+
+def add_records(engine: Engine, records: list[tables.Generation | tables.Judgement | tables.PairJudgement]) -> int:
+    """Insert records whose key is new, in one transaction; return how many were new."""
+    added = 0
+    with Session(engine) as session:
+        for record in records:
+            model = type(record)
+            if session.exec(select(model).where(col(model.key) == record.key)).first() is None:
+                session.add(record)
+                added += 1
+        session.commit()
+    return added
+
+
+def list_runs(engine: Engine) -> list[RunSummary]:
+    with Session(engine) as session:
+        runs = list(session.exec(select(tables.Run).order_by(col(tables.Run.id))))
+        summaries = []
+        for run in runs:
+            counts = [
+                len(session.exec(select(model.id).where(col(model.run_id) == run.id)).all())
+                for model in (tables.Generation, tables.Judgement, tables.PairJudgement)
+            ]
+            summaries.append(
+                RunSummary(
+                    id=run.id or 0,
+                    name=run.name,
+                    source=run.source,
+                    status=run.status,
+                    set_id=run.set_id,
+                    generations=counts[0],
+                    judgements=counts[1],
+                    pairs=counts[2],
+                )
+            )
+        return summaries
+
+
+def run_judgements(engine: Engine, run_id: int) -> list[tables.Judgement]:
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(tables.Judgement)
+                .where(col(tables.Judgement.run_id) == run_id)
+                .order_by(col(tables.Judgement.id))
+            )
+        )
+
+
+def run_pairs(engine: Engine, run_id: int) -> list[tables.PairJudgement]:
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(tables.PairJudgement)
+                .where(col(tables.PairJudgement.run_id) == run_id)
+                .order_by(col(tables.PairJudgement.id))
+            )
+        )
+
+
+def run_generations(engine: Engine, run_id: int) -> list[tables.Generation]:
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(tables.Generation)
+                .where(col(tables.Generation.run_id) == run_id)
+                .order_by(col(tables.Generation.id))
+            )
+        )

@@ -158,7 +158,7 @@ def score(args: argparse.Namespace) -> int:
                 monitor.after(len(results))
     except DriftError as exc:
         _write(args.output, [_judgement_json(j) for j in results])
-        raise CliError(f"{exc}; stopped after {len(results)} answers") from None
+        raise CliError(f"{exc}; stopped after {len(results)} answers", EXIT_FINDINGS) from None
     finally:
         backend.close()
     data = [_judgement_json(j) for j in results]

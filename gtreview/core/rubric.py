@@ -107,6 +107,11 @@ class VariantRule(JsonModel):
         return ElementShape.UNKNOWN
 
 
+def variant_rule_text(rule: str | VariantRule) -> str:
+    """One line for a variant rule in either shape (``canonical: variant, variant``)."""
+    return rule if isinstance(rule, str) else f"{rule.canonical_term}: {rule.variant_text}"
+
+
 class Gate(JsonModel):
     component_id: str | None = None
     points: Number | None = None

@@ -21,14 +21,14 @@ import json
 import logging
 import os
 import re
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import anthropic
 from anthropic.types import MessageParam, TextBlock, ToolChoiceToolParam, ToolParam, ToolUseBlock
 
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
+from gtreview.inference.pooled import PooledBackend, one_line
 
 if TYPE_CHECKING:
     import httpx2
@@ -56,13 +56,14 @@ def resolve_api_key(explicit: str | None = None) -> tuple[str, str]:
     one a shell happened to export. Any keyring failure (package missing, no backend,
     a locked D-Bus secret service) just means "not there".
     """
-    for source, value in (("argument", explicit), ("keyring", None), ("environment", None)):
-        if source == "keyring":
-            value = _keyring_key()
-        elif source == "environment":
-            value = os.environ.get(API_KEY_ENV)
-        if value and value.strip():
-            return value.strip(), source
+    if explicit and explicit.strip():
+        return explicit.strip(), "argument"
+    stored = _keyring_key()
+    if stored and stored.strip():
+        return stored.strip(), "keyring"
+    exported = os.environ.get(API_KEY_ENV)
+    if exported and exported.strip():
+        return exported.strip(), "environment"
     raise MissingApiKeyError(
         "no Anthropic API key: store one with `keyring set gtreview anthropic`, set ANTHROPIC_API_KEY, or pass api_key"
     )
@@ -76,12 +77,12 @@ def _keyring_key() -> str | None:
     try:
         value = keyring.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
     except Exception:  # noqa: BLE001 - every keyring backend fails its own way; all mean "no key here"
-        log.debug("keyring lookup failed", exc_info=False)
+        log.debug("keyring lookup failed")
         return None
     return value if isinstance(value, str) else None
 
 
-class AnthropicBackend:
+class AnthropicBackend(PooledBackend):
     """Claude messages with bounded concurrency; one result per request, never a raise."""
 
     def __init__(
@@ -110,17 +111,11 @@ class AnthropicBackend:
             api_key=key, base_url=base_url, http_client=http_client, max_retries=max_retries
         )
         self.base_url = str(self._client.base_url)
-        self._pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="gtreview-anthropic")
-        self._closed = False
+        self.deprecation = _deprecation(model)
+        super().__init__(max_concurrency, "anthropic")
 
     def __repr__(self) -> str:
         return f"AnthropicBackend(model={self.model!r}, base_url={self.base_url!r})"
-
-    def __enter__(self) -> AnthropicBackend:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def describe(self) -> dict[str, Any]:
         """Settings to record with each result; never the key, only where it came from."""
@@ -136,18 +131,10 @@ class AnthropicBackend:
             "structured_output": "forced tool use",
             "sampling": _SAMPLING_NOTE,
             "seed": None,
+            "model_end_of_life": self.deprecation,
         }
 
-    def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
-        if self._closed:
-            raise RuntimeError("this backend is closed")
-        return list(self._pool.map(self._complete_safely, requests))
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def _close_client(self) -> None:
         self._client.close()
 
     # -- one request --------------------------------------------------------------
@@ -201,20 +188,46 @@ class AnthropicBackend:
             )
             if tool is not None:
                 text = json.dumps(tool.input, ensure_ascii=False)
-        usage = reply.usage
-        tokens = {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
-        if reply.stop_reason == "refusal":
-            return CompletionResult(text=text, finish_reason="error", error="the model refused to answer", **tokens)
-        finish: FinishReason = (
-            "length" if reply.stop_reason in ("max_tokens", "model_context_window_exceeded") else "stop"
+        finish: FinishReason = "stop"
+        error = None
+        if reply.stop_reason in ("max_tokens", "model_context_window_exceeded"):
+            finish = "length"
+        elif reply.stop_reason == "refusal":
+            finish, error = "error", "the model refused to answer (stop_reason=refusal)"
+        return CompletionResult(
+            text=text,
+            finish_reason=finish,
+            error=error,
+            prompt_tokens=reply.usage.input_tokens,
+            completion_tokens=reply.usage.output_tokens,
         )
-        return CompletionResult(text=text, finish_reason=finish, **tokens)
 
     def _error(self, message: str) -> CompletionResult:
-        return CompletionResult(finish_reason="error", error=self._mask(_one_line(message)))
+        return CompletionResult(finish_reason="error", error=self._mask(one_line(message)))
 
     def _mask(self, text: str) -> str:
         return _KEY_PATTERN.sub("sk-ant-***", text.replace(self._secret, "***"))
+
+
+def _deprecation(model: str) -> str | None:
+    """When the SDK knows the model is being retired: the end-of-life date it gives.
+
+    The SDK warns about this on every request; that flood would be hidden by default
+    filters, or turn every request into an error where warnings are errors. So the
+    date is recorded in describe() and logged once, and the repeats are silenced.
+    """
+    try:
+        from anthropic._data import DEPRECATED_MODELS
+    except ImportError:  # a private module: an SDK without it just has no date for us
+        return None
+    end_of_life = DEPRECATED_MODELS.get(model)
+    if end_of_life is None:
+        return None
+    log.warning("Anthropic model %s is deprecated (end of life %s)", model, end_of_life)
+    warnings.filterwarnings(
+        "ignore", message=re.escape(f"The model '{model}' is deprecated"), category=DeprecationWarning
+    )
+    return str(end_of_life)
 
 
 def _status_detail(exc: anthropic.APIStatusError) -> str:
@@ -225,8 +238,3 @@ def _status_detail(exc: anthropic.APIStatusError) -> str:
         if isinstance(error, dict) and error.get("message"):
             return f"{error.get('type', 'error')}: {error['message']}"
     return exc.message
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    flat = re.sub(r"\s+", " ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

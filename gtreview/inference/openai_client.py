@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
+from gtreview.inference.pooled import PooledBackend, mask_secret, one_line
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +62,11 @@ def _endpoint(root: httpx.URL, suffix: str) -> httpx.URL:
 
 def _display_url(url: httpx.URL) -> str:
     """The URL without any user:password part, fit for describe() and logs."""
-    return str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
+    shown = str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
+    return shown if url.query else shown.rstrip("/")
 
 
-class OpenAICompatibleBackend:
+class OpenAICompatibleBackend(PooledBackend):
     """Chat completions against ``{base_url}/v1/chat/completions`` with bounded concurrency."""
 
     def __init__(
@@ -89,7 +89,9 @@ class OpenAICompatibleBackend:
         self._root = api_root(base_url)
         self.model = model
         self.base_url = _display_url(self._root)
-        self.spec = spec or f"openai:{base_url}#{model}"
+        # A password in the URL (basic auth behind a proxy) is a secret too.
+        self._url_password = self._root.password or None
+        self.spec = mask_secret(spec or f"openai:{base_url}#{model}", self._url_password)
         self.concurrency = concurrency
         self._max_retries = max(0, max_retries)
         self._backoff = backoff
@@ -104,19 +106,12 @@ class OpenAICompatibleBackend:
         )
         self._chat_url = _endpoint(self._root, "/v1/chat/completions")
         self._models_url = _endpoint(self._root, "/v1/models")
-        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="gtreview-openai")
+        super().__init__(concurrency, "openai")
         self._server_lock = threading.Lock()
         self._server_info: dict[str, Any] | None = None
-        self._closed = False
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleBackend(base_url={self.base_url!r}, model={self.model!r})"
-
-    def __enter__(self) -> OpenAICompatibleBackend:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def describe(self) -> dict[str, Any]:
         """Settings plus what the server says about itself (fetched once, best effort)."""
@@ -125,22 +120,13 @@ class OpenAICompatibleBackend:
             "spec": self.spec,
             "base_url": self.base_url,
             "model": self.model,
-            "authenticated": self._secret is not None,
+            "authenticated": self._secret is not None or self._url_password is not None,
             "concurrency": self.concurrency,
             "structured_output": "response_format json_schema (strict)",
             "server": self._fetch_server_info(),
         }
 
-    def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
-        if self._closed:
-            raise RuntimeError("this backend is closed")
-        return list(self._pool.map(self._complete_safely, requests))
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def _close_client(self) -> None:
         self._client.close()
 
     # -- one request --------------------------------------------------------------
@@ -148,7 +134,7 @@ class OpenAICompatibleBackend:
     def _complete_safely(self, request: CompletionRequest) -> CompletionResult:
         try:
             return self._complete(request)
-        except Exception as exc:
+        except Exception as exc:  # a bug here must cost one result, not the whole batch
             log.exception("unexpected failure in an OpenAI-compatible request")
             return self._error(f"internal error: {type(exc).__name__}: {exc}")
 
@@ -182,7 +168,7 @@ class OpenAICompatibleBackend:
         return CompletionResult(finish_reason="error", error=self._mask(one_line(message)))
 
     def _mask(self, text: str) -> str:
-        return mask_secret(text, self._secret)
+        return mask_secret(mask_secret(text, self._secret), self._url_password)
 
     def _fetch_server_info(self) -> dict[str, Any]:
         """GET /v1/models once. A server that answered (even with an error) is cached; a
@@ -289,17 +275,6 @@ def _models_summary(response: httpx.Response, model: str) -> dict[str, Any]:
     ids = [str(entry.get("id")) for entry in entries]
     mine = next((entry for entry in entries if entry.get("id") == model), None)
     return {"models": ids, "model": mine}
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """Collapse whitespace and cut long text: errors are shown in table cells and logs."""
-    flat = re.sub(r"\s+", " ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def mask_secret(text: str, secret: str | None) -> str:
-    """The text with the API key replaced, in case a server or proxy echoes it back."""
-    return text.replace(secret, "***") if secret else text
 
 
 def _int_or_none(value: object) -> int | None:

@@ -8,11 +8,7 @@ question's and the set's), indicative terms, and the numbered do-not-credit list
 
 from __future__ import annotations
 
-from gtreview.core.rubric import Question, VariantRule
-
-
-def _variant(rule: str | VariantRule) -> str:
-    return rule if isinstance(rule, str) else f"{rule.canonical_term}: {rule.variant_text}"
+from gtreview.core.rubric import Question, VariantRule, variant_rule_text
 
 
 def marking_block(question: Question, global_variants: list[VariantRule] | None = None) -> str:
@@ -33,7 +29,7 @@ def marking_block(question: Question, global_variants: list[VariantRule] | None 
     lines.append("")
     if question.required_concepts:
         lines.append("REQUIRED CONCEPTS: " + "; ".join(question.required_concepts))
-    variants = [_variant(v) for v in [*question.accepted_variants, *(global_variants or [])]]
+    variants = [variant_rule_text(v) for v in [*question.accepted_variants, *(global_variants or [])]]
     if variants:
         lines.append("ACCEPTED VARIANTS: " + "; ".join(variants))
     if question.indicative_terms:

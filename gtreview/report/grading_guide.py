@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from gtreview.core.rubric import GATE_ID, Question, Rubric, VariantRule
+from gtreview.core.rubric import GATE_ID, Question, Rubric, variant_rule_text
 
 _HOW_TO_USE = """## §0 · How to use this marking scheme
 
@@ -55,7 +55,7 @@ def render_question(question: Question) -> str:
     lines.append("")
     if question.required_concepts:
         lines.append("**Required concepts.** " + " · ".join(question.required_concepts) + ".")
-    variants = [_variant_text(v) for v in question.accepted_variants]
+    variants = [variant_rule_text(v) for v in question.accepted_variants]
     if variants:
         lines.append("**Accepted variants.** " + " · ".join(variants) + ".")
     if question.indicative_terms:
@@ -68,12 +68,6 @@ def render_question(question: Question) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else text + "."
-
-
-def _variant_text(rule: str | VariantRule) -> str:
-    if isinstance(rule, str):
-        return rule
-    return f"{rule.canonical_term}: {rule.variant_text}"
 
 
 def render_grading_guide(rubric: Rubric) -> str:

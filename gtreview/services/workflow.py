@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine
 
 from gtreview.core.findings import count_errors
@@ -29,6 +29,8 @@ class WorkflowError(ValueError):
 
 
 class HistoryEntry(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     at: datetime
     actor: str
     action: str
@@ -38,6 +40,8 @@ class HistoryEntry(BaseModel):
 
 
 class SignoffInfo(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     number: int
     content_hash: str
     question_count: int
@@ -102,17 +106,7 @@ def reopen(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str
 
 
 def history(engine: Engine, set_id: int, qid: str) -> list[HistoryEntry]:
-    return [
-        HistoryEntry(
-            at=entry.at,
-            actor=entry.actor,
-            action=entry.action,
-            version=entry.version,
-            content_hash=entry.content_hash,
-            comment=entry.comment,
-        )
-        for entry in sets_repo.question_log(engine, set_id, qid)
-    ]
+    return [HistoryEntry.model_validate(entry) for entry in sets_repo.question_log(engine, set_id, qid)]
 
 
 def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -> SignoffInfo:
@@ -145,17 +139,7 @@ def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -
 
 
 def signoffs(engine: Engine, set_id: int) -> list[SignoffInfo]:
-    return [
-        SignoffInfo(
-            number=s.number,
-            content_hash=s.content_hash,
-            question_count=s.question_count,
-            reviewer=s.reviewer,
-            signed_at=s.signed_at,
-            comment=s.comment,
-        )
-        for s in sets_repo.list_signoffs(engine, set_id)
-    ]
+    return [SignoffInfo.model_validate(record) for record in sets_repo.list_signoffs(engine, set_id)]
 
 
 def signed_rubric_text(engine: Engine, set_id: int, number: int) -> str:

@@ -7,7 +7,7 @@ this is what makes a killed pass resumable without duplicates.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
@@ -89,34 +89,21 @@ def list_runs(engine: Engine) -> list[RunSummary]:
         return summaries
 
 
-def run_judgements(engine: Engine, run_id: int) -> list[tables.Judgement]:
-    with Session(engine) as session:
-        return list(
-            session.exec(
-                select(tables.Judgement)
-                .where(col(tables.Judgement.run_id) == run_id)
-                .order_by(col(tables.Judgement.id))
-            )
-        )
+_Record = TypeVar("_Record", tables.Generation, tables.Judgement, tables.PairJudgement)
 
 
-def run_pairs(engine: Engine, run_id: int) -> list[tables.PairJudgement]:
+def _of_run(engine: Engine, model: type[_Record], run_id: int) -> list[_Record]:
     with Session(engine) as session:
-        return list(
-            session.exec(
-                select(tables.PairJudgement)
-                .where(col(tables.PairJudgement.run_id) == run_id)
-                .order_by(col(tables.PairJudgement.id))
-            )
-        )
+        return list(session.exec(select(model).where(col(model.run_id) == run_id).order_by(col(model.id))))
 
 
 def run_generations(engine: Engine, run_id: int) -> list[tables.Generation]:
-    with Session(engine) as session:
-        return list(
-            session.exec(
-                select(tables.Generation)
-                .where(col(tables.Generation.run_id) == run_id)
-                .order_by(col(tables.Generation.id))
-            )
-        )
+    return _of_run(engine, tables.Generation, run_id)
+
+
+def run_judgements(engine: Engine, run_id: int) -> list[tables.Judgement]:
+    return _of_run(engine, tables.Judgement, run_id)
+
+
+def run_pairs(engine: Engine, run_id: int) -> list[tables.PairJudgement]:
+    return _of_run(engine, tables.PairJudgement, run_id)

@@ -175,6 +175,32 @@ def load_question(engine: Engine, set_id: int, qid: str) -> Question:
         return Question.model_validate(_current_content(session, _question_row(session, set_id, qid)))
 
 
+def _commit_version(
+    session: Session, set_id: int, row: tables.Question, content: dict[str, Any], author: str, comment: str
+) -> int:
+    """Add the next version of ``row`` with its audit entry; an edit voids an approval."""
+    assert row.id is not None
+    version = row.current_version + 1
+    content_hash = _add_version(session, row.id, version, content, author, comment)
+    row.current_version = version
+    row.qid = str(content.get("id", row.qid))
+    if row.review_status == ReviewStatus.APPROVED:
+        row.review_status = ReviewStatus.DRAFT.value
+    session.add(row)
+    session.add(
+        tables.ReviewLog(
+            actor=author,
+            action="edit",
+            set_id=set_id,
+            question_id=row.id,
+            version=version,
+            content_hash=content_hash,
+            comment=comment,
+        )
+    )
+    return version
+
+
 def save_question(engine: Engine, set_id: int, question: Question, *, author: str, comment: str = "") -> int:
     """Save an edited question as a new version; return the version number.
 
@@ -185,24 +211,7 @@ def save_question(engine: Engine, set_id: int, question: Question, *, author: st
         row = _question_row(session, set_id, question.id)
         if canonical_hash(_current_content(session, row)) == canonical_hash(content):
             return row.current_version
-        assert row.id is not None
-        version = row.current_version + 1
-        content_hash = _add_version(session, row.id, version, content, author, comment)
-        row.current_version = version
-        if row.review_status == ReviewStatus.APPROVED:
-            row.review_status = ReviewStatus.DRAFT.value  # an edit voids an earlier approval
-        session.add(row)
-        session.add(
-            tables.ReviewLog(
-                actor=author,
-                action="edit",
-                set_id=set_id,
-                question_id=row.id,
-                version=version,
-                content_hash=content_hash,
-                comment=comment,
-            )
-        )
+        version = _commit_version(session, set_id, row, content, author, comment)
         session.commit()
         return version
 
@@ -337,24 +346,8 @@ def rename_question(engine: Engine, set_id: int, old_qid: str, new_qid: str, *, 
         ).first():
             raise ValueError(f"the set already has a question {new_qid}")
         row = _question_row(session, set_id, old_qid)
-        assert row.id is not None
-        content = _current_content(session, row)
-        content["id"] = new_qid
-        version = row.current_version + 1
-        content_hash = _add_version(session, row.id, version, content, author, f"renamed from {old_qid}")
-        row.qid, row.current_version = new_qid, version
-        session.add(row)
-        session.add(
-            tables.ReviewLog(
-                actor=author,
-                action="edit",
-                set_id=set_id,
-                question_id=row.id,
-                version=version,
-                content_hash=content_hash,
-                comment=f"renamed {old_qid} -> {new_qid}",
-            )
-        )
+        content = {**_current_content(session, row), "id": new_qid}
+        version = _commit_version(session, set_id, row, content, author, f"renamed {old_qid} -> {new_qid}")
         session.commit()
         return version
 

@@ -18,7 +18,7 @@ def judge_server(respond: Responder) -> Iterator[str]:
     seen: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server API
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             seen.append(body)
             text = respond(body["messages"])
@@ -39,7 +39,7 @@ def judge_server(respond: Responder) -> Iterator[str]:
             self.end_headers()
             self.wfile.write(payload)
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server API
+        def do_GET(self) -> None:
             payload = json.dumps({"object": "list", "data": [{"id": "judge", "object": "model"}]}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -6,7 +6,7 @@ from html import escape
 
 from gtreview.core.corpus import LocatorResolution, PageText, ParsedDocument
 from gtreview.core.findings import Finding
-from gtreview.core.rubric import Question, VariantRule
+from gtreview.core.rubric import Question, variant_rule_text
 
 STYLE = """
 <style>
@@ -29,10 +29,6 @@ def _list(items: list[str]) -> str:
     if not items:
         return "<p class='meta'>(none)</p>"
     return "<ul>" + "".join(f"<li>{escape(item)}</li>" for item in items) + "</ul>"
-
-
-def _variant(rule: str | VariantRule) -> str:
-    return rule if isinstance(rule, str) else f"{rule.canonical_term}: {rule.variant_text}"
 
 
 def findings_html(findings: list[Finding]) -> str:
@@ -68,7 +64,7 @@ def question_html(question: Question, status: str, version: int, findings: list[
     )
     parts.append(f"<h3>Components</h3><table><tr><th>Id</th><th>Pts</th><th>Credit if</th></tr>{rows}</table>")
     parts.append(f"<h3>Required concepts</h3>{_list(question.required_concepts)}")
-    parts.append(f"<h3>Accepted variants</h3>{_list([_variant(v) for v in question.accepted_variants])}")
+    parts.append(f"<h3>Accepted variants</h3>{_list([variant_rule_text(v) for v in question.accepted_variants])}")
     parts.append(f"<h3>Indicative terms</h3>{_list(question.indicative_terms)}")
     parts.append(f"<h3>Do not credit</h3>{_list(question.do_not_credit)}")
     fixtures = "".join(

@@ -1,0 +1,425 @@
+"""Batched local generation with llama.cpp's low-level API, and the backend built on it.
+
+llama-cpp-python's high-level ``Llama`` decodes one sequence at a time, so K repeats of
+a question (or a judge's 8 answers under one long rubric) pay for the prompt K times and
+decode one token per forward pass. This engine instead holds one context with
+``n_seq_max`` sequences over a unified KV cache (``kv_unified=True``) and, per wave of
+requests:
+
+1. renders each request with the model's chat template and tokenizes it;
+2. prefills the longest common token prefix once, in sequence 0, and shares it with the
+   other sequences by ``llama_memory_seq_cp`` (in a unified cache this adds sequence ids
+   to the cells, it copies no data); nested shared stretches (one question's marking
+   block under the common instruction) are prefilled once per group the same way
+   (:mod:`gtreview.inference.prefix_plan`);
+3. prefills each sequence's own suffix, all in one batch;
+4. decodes all live sequences together, one ``llama_batch`` per step, each sequence with
+   its own sampler chain (grammar from the request's JSON schema, then greedy or seeded
+   sampling), until end-of-generation or ``max_tokens``.
+
+Requests are sorted by prompt so shared prefixes land in one wave. A wave holds at most
+``n_seq_max`` requests whose worst case (shared prefixes + suffixes + every
+``max_tokens``) fits in ``n_ctx`` cells, so a result never depends on what else
+was in the batch beyond float rounding. Failures are results (``finish_reason="error"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+
+from gtreview.inference import llama_native as native
+from gtreview.inference.backend import ChatMessage, CompletionRequest, CompletionResult, FinishReason
+from gtreview.inference.gguf_check import GgufInfo, check_adapter_file, check_model_file
+from gtreview.inference.json_grammar import SchemaGrammarError, schema_to_gbnf
+from gtreview.inference.prefix_plan import plan_prefixes
+
+
+@dataclass
+class _Job:
+    """One request on its way through a wave."""
+
+    index: int
+    request: CompletionRequest
+    prompt: list[int]
+    grammar: str | None
+    sampler: Any = None
+    seq: int = 0
+    pos: int = 0  # next position in this sequence
+    next_token: int = 0
+    generated: list[int] = field(default_factory=list)
+    finish: FinishReason | None = None
+    error: str | None = None
+
+    @property
+    def max_tokens(self) -> int:
+        return max(0, self.request.sampling.max_tokens)
+
+
+class _DecodeError(RuntimeError):
+    pass
+
+
+class BatchedLlamaEngine:
+    """A GGUF model (plus optional LoRA) decoding many requests as parallel sequences."""
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        lora_path: str | Path | None = None,
+        lora_scale: float = 1.0,
+        n_seq_max: int = 8,
+        n_ctx: int = 8192,
+        n_batch: int = 512,
+        n_gpu_layers: int = -1,
+        n_threads: int | None = None,
+        n_threads_batch: int | None = None,
+        flash_attn: bool | None = None,
+        verbose: bool = False,
+    ) -> None:
+        """``flash_attn=None`` lets llama.cpp choose (on where it helps). With it on, the
+        CPU kernel rounds queries to f16, so a sequence's logits move by ~1e-3 with the
+        batch around it: greedy output is stable, seeded sampling may diverge from the
+        same request run alone. Off, the difference is ~1e-6."""
+        if n_seq_max < 1 or n_ctx < 16 or n_batch < 1:
+            raise ValueError("n_seq_max, n_ctx and n_batch must be positive (n_ctx at least 16)")
+        self.model_path = Path(model_path)
+        self.info: GgufInfo = check_model_file(self.model_path)
+        self.lora_path = Path(lora_path) if lora_path is not None else None
+        self.lora_info = check_adapter_file(self.lora_path, self.info) if self.lora_path is not None else None
+        self.lora_scale = float(lora_scale)
+        self.n_seq_max = n_seq_max
+        self.n_gpu_layers = n_gpu_layers
+        self.n_threads = n_threads or native.default_threads()
+        self.n_threads_batch = n_threads_batch or self.n_threads
+        self.flash_attn = flash_attn
+        self._lock = threading.Lock()
+        self._grammars: dict[str, str] = {}
+        self._native = native.NativeHandles()
+        self._finalizer = weakref.finalize(self, self._native.free)
+        native.ensure_backend(verbose)
+        try:
+            self._load(n_ctx, n_batch)
+        except BaseException:
+            self.close()
+            raise
+
+    def _load(self, n_ctx: int, n_batch: int) -> None:
+        nat = self._native
+        nat.load_model(self.model_path, self.n_gpu_layers, self.info.architecture)
+        self._vocab = llama_cpp.llama_model_get_vocab(nat.model)
+        nat.new_context(
+            n_ctx=n_ctx,
+            n_batch=n_batch,
+            n_seq_max=self.n_seq_max,
+            n_threads=self.n_threads,
+            n_threads_batch=self.n_threads_batch,
+            flash_attn=self.flash_attn,
+        )
+        self.n_ctx = int(llama_cpp.llama_n_ctx(nat.ctx))
+        # With a unified cache one sequence could use all n_ctx cells; past the training
+        # context a model degrades, so each sequence stops there (as llama-server does).
+        n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(nat.model))
+        self.n_ctx_seq = min(self.n_ctx, n_ctx_train) if n_ctx_train > 0 else self.n_ctx
+        self.n_batch = int(llama_cpp.llama_n_batch(nat.ctx))
+        self._memory = llama_cpp.llama_get_memory(nat.ctx)
+        if self.lora_path is not None:
+            nat.apply_lora(self.lora_path, self.lora_scale)
+        self.chat_template = native.model_chat_template(nat.model)
+        self._bos_text = self._token_text(int(llama_cpp.llama_vocab_bos(self._vocab)))
+        self._eos_text = self._token_text(int(llama_cpp.llama_vocab_eos(self._vocab)))
+        self._adds_bos = bool(llama_cpp.llama_vocab_get_add_bos(self._vocab))
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        raw = llama_cpp.llama_vocab_get_text(self._vocab, token)
+        return raw.decode("utf-8", errors="replace") if raw else ""
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def close(self) -> None:
+        """Free the context, adapter and model now (idempotent; waits for a running generate)."""
+        with self._lock:
+            self._finalizer()
+
+    def __enter__(self) -> BatchedLlamaEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- prompts -----------------------------------------------------------------
+
+    def render(self, messages: Sequence[ChatMessage]) -> str:
+        """The prompt text: the model's template rendered natively by llama.cpp, else with
+        Jinja (templates llama.cpp does not recognise), else plain ``role: content``."""
+        if self.chat_template:
+            text = native.apply_chat_template(self.chat_template, messages)
+            if text is None:
+                text = native.render_jinja(self.chat_template, messages, self._bos_text, self._eos_text)
+            if text is not None:
+                return text
+        return native.render_plain(messages)
+
+    def tokenize_prompt(self, messages: Sequence[ChatMessage]) -> list[int]:
+        text = self.render(messages)
+        # A template that writes the BOS text itself must not get a second BOS.
+        add_special = not (self._adds_bos and self._bos_text and text.startswith(self._bos_text))
+        return native.tokenize(self._vocab, text, add_special=add_special)
+
+    def _grammar(self, schema: dict[str, Any]) -> str:
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            self._grammars[key] = schema_to_gbnf(schema)
+        return self._grammars[key]
+
+    # -- generation --------------------------------------------------------------
+
+    def generate(
+        self, requests: Sequence[CompletionRequest], cancel: threading.Event | None = None
+    ) -> list[CompletionResult]:
+        """One result per request, in order; requests are decoded as parallel sequences."""
+        with self._lock:
+            if self.closed:
+                raise RuntimeError("the engine is closed")
+            jobs: list[_Job] = []
+            for index, request in enumerate(requests):
+                jobs.append(self._prepare(index, request))
+            # Sorted by prompt, requests that share prefixes land in the same wave.
+            runnable = sorted((j for j in jobs if j.finish is None), key=lambda j: j.prompt)
+            for wave in self._plan_waves(runnable):
+                if cancel is not None and cancel.is_set():
+                    self._fail(wave, "cancelled")
+                    continue
+                try:
+                    self._run_wave(wave, cancel)
+                except _DecodeError as exc:
+                    self._fail(wave, str(exc))
+            return [self._result(job) for job in jobs]
+
+    def _prepare(self, index: int, request: CompletionRequest) -> _Job:
+        job = _Job(index=index, request=request, prompt=[], grammar=None)
+        try:
+            job.prompt = self.tokenize_prompt(request.messages)
+            if request.json_schema is not None:
+                job.grammar = self._grammar(request.json_schema)
+        except SchemaGrammarError as exc:
+            job.finish, job.error = "error", str(exc)
+            return job
+        if not job.prompt:
+            job.finish, job.error = "error", "the prompt is empty"
+        elif len(job.prompt) >= self.n_ctx_seq:
+            job.finish, job.error = (
+                "error",
+                f"the prompt has {len(job.prompt)} tokens; a sequence holds {self.n_ctx_seq}",
+            )
+        elif job.max_tokens == 0:
+            job.finish = "length"
+        return job
+
+    def _cells(self, jobs: Sequence[_Job]) -> int:
+        """KV cells a wave may need at most: shared prefixes once, the rest per sequence."""
+        prompts = [j.prompt for j in jobs]
+        return plan_prefixes(prompts).prefill_tokens(prompts) + sum(j.max_tokens for j in jobs)
+
+    def _plan_waves(self, jobs: Sequence[_Job]) -> list[list[_Job]]:
+        waves: list[list[_Job]] = []
+        current: list[_Job] = []
+        for job in jobs:
+            candidate = [*current, job]
+            if current and (len(candidate) > self.n_seq_max or self._cells(candidate) > self.n_ctx):
+                waves.append(current)
+                candidate = [job]
+            current = candidate
+        if current:
+            waves.append(current)
+        return waves
+
+    def _run_wave(self, wave: list[_Job], cancel: threading.Event | None) -> None:
+        memory = self._memory
+        llama_cpp.llama_memory_clear(memory, True)
+        try:
+            for job in wave:
+                try:
+                    job.sampler = native.new_sampler(self._vocab, job.request.sampling, job.grammar)
+                except ValueError as exc:
+                    job.finish, job.error = "error", str(exc)
+            live = [j for j in wave if j.finish is None]
+            for seq, job in enumerate(live):
+                job.seq = seq
+            plan = plan_prefixes([j.prompt for j in live])
+            for segment in plan.segments:  # each shared stretch decoded once, then copied
+                owner = live[segment.owner]
+                self._decode([(owner.prompt[pos], pos, owner.seq, False) for pos in range(segment.start, segment.end)])
+                for other in segment.copies:
+                    llama_cpp.llama_memory_seq_cp(memory, owner.seq, live[other].seq, segment.start, segment.end)
+            suffixes = [
+                (job.prompt[pos], pos, job.seq, pos == len(job.prompt) - 1)
+                for job, start in zip(live, plan.own_start, strict=True)
+                for pos in range(start, len(job.prompt))
+            ]
+            by_seq = {job.seq: job for job in live}
+            self._decode(suffixes, lambda seq, i: self._sample(by_seq[seq], i))
+            cells = plan.prefill_tokens([j.prompt for j in live])
+            live = [j for j in live if j.finish is None]
+            while live:
+                if cancel is not None and cancel.is_set():
+                    self._fail(live, "cancelled")
+                    return
+                if cells + len(live) > self.n_ctx:  # only a lone over-long request gets here
+                    for job in live:
+                        job.finish = "length"
+                    return
+                steps = [(job.next_token, job.pos, job.seq, True) for job in live]
+                self._decode(steps, lambda seq, i: self._sample(by_seq[seq], i))
+                cells += len(live)
+                live = [j for j in live if j.finish is None]
+        finally:
+            for job in wave:
+                if job.sampler is not None:
+                    llama_cpp.llama_sampler_free(job.sampler)
+                    job.sampler = None
+            llama_cpp.llama_memory_clear(memory, True)
+
+    def _decode(
+        self, entries: Sequence[tuple[int, int, int, bool]], on_logits: Callable[[int, int], None] | None = None
+    ) -> None:
+        """Decode (token, pos, seq, want_logits) entries in n_batch chunks, calling
+        ``on_logits(seq, index)`` for each output right after the chunk that holds it."""
+        batch = self._native.batch
+        assert batch is not None
+        for start in range(0, len(entries), self.n_batch):
+            batch.clear()
+            outputs = []
+            for token, pos, seq, want in entries[start : start + self.n_batch]:
+                index = batch.add(token, pos, seq, want)
+                if want:
+                    outputs.append((seq, index))
+            rc = int(llama_cpp.llama_decode(self._native.ctx, batch.raw))
+            if rc != 0:
+                raise _DecodeError(f"llama_decode failed with code {rc} on a batch of {batch.n_tokens} tokens")
+            if on_logits is not None:
+                for seq, index in outputs:
+                    on_logits(seq, index)
+
+    def _sample(self, job: _Job, index: int) -> None:
+        token = int(llama_cpp.llama_sampler_sample(job.sampler, self._native.ctx, index))
+        job.pos = len(job.prompt) + len(job.generated)
+        if llama_cpp.llama_vocab_is_eog(self._vocab, token):
+            job.finish = "stop"
+            return
+        job.generated.append(token)
+        if len(job.generated) >= job.max_tokens or job.pos >= self.n_ctx_seq:
+            job.finish = "length"
+        job.next_token = token
+
+    @staticmethod
+    def _fail(jobs: Sequence[_Job], message: str) -> None:
+        for job in jobs:
+            if job.finish is None:
+                job.finish, job.error = "error", message
+
+    def _result(self, job: _Job) -> CompletionResult:
+        prompt_tokens = len(job.prompt) or None
+        if job.finish == "error":
+            return CompletionResult(finish_reason="error", error=job.error, prompt_tokens=prompt_tokens)
+        return CompletionResult(
+            text=native.detokenize(self._vocab, job.generated),
+            finish_reason=job.finish or "stop",
+            prompt_tokens=prompt_tokens,
+            completion_tokens=len(job.generated),
+        )
+
+    # -- provenance --------------------------------------------------------------
+
+    def model_sha256(self) -> str:
+        return native.file_sha256(self.model_path)
+
+    def describe(self) -> dict[str, Any]:
+        """What to record with every result; hashes are computed once per file."""
+        model = self._native.model
+        template = self.chat_template
+        return {
+            "backend": "llama.cpp",
+            "model_path": str(self.model_path.resolve()),
+            "model_sha256": self.model_sha256(),
+            "model_size": self.info.size,
+            "model_name": self.info.name,
+            "architecture": self.info.architecture,
+            "quantisation": self.info.quantisation,
+            "n_params": int(llama_cpp.llama_model_n_params(model)) if model is not None else self.info.n_params,
+            "chat_template": template is not None,
+            "chat_template_sha256": hashlib.sha256(template.encode("utf-8")).hexdigest() if template else None,
+            "lora_path": str(self.lora_path.resolve()) if self.lora_path is not None else None,
+            "lora_sha256": native.file_sha256(self.lora_path) if self.lora_path is not None else None,
+            "lora_scale": self.lora_scale if self.lora_path is not None else None,
+            "n_ctx": self.n_ctx,
+            "n_ctx_seq": self.n_ctx_seq,
+            "n_seq_max": self.n_seq_max,
+            "n_batch": self.n_batch,
+            "kv_unified": True,
+            "flash_attn": "auto" if self.flash_attn is None else self.flash_attn,
+            "n_gpu_layers": self.n_gpu_layers,
+            "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
+            "n_threads": self.n_threads,
+            "n_threads_batch": self.n_threads_batch,
+            "llama_cpp": llama_cpp.llama_version().decode("utf-8", errors="replace"),
+            "llama_cpp_python": llama_cpp.__version__,
+        }
+
+
+class LlamaBackend:
+    """The CompletionBackend of a local GGUF model, in this process (for now: a later
+    step moves the engine into a worker process so a native crash spares the GUI).
+
+    The signature is the one ``gtreview.inference.specs.open_backend`` calls:
+    ``LlamaBackend(spec, model_path, lora_path=..., n_ctx=..., ...)``.
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        model_path: str | Path,
+        *,
+        lora_path: str | Path | None = None,
+        lora_scale: float = 1.0,
+        n_ctx: int = 8192,
+        n_gpu_layers: int = -1,
+        n_threads: int | None = None,
+        n_seq_max: int = 8,
+        verbose: bool = False,
+    ) -> None:
+        self.spec = spec
+        self.engine = BatchedLlamaEngine(
+            model_path,
+            lora_path=lora_path,
+            lora_scale=lora_scale,
+            n_seq_max=n_seq_max,
+            n_ctx=n_ctx,
+            n_gpu_layers=n_gpu_layers,
+            n_threads=n_threads,
+            verbose=verbose,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {"spec": self.spec, **self.engine.describe()}
+
+    def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
+        return self.engine.generate(requests)
+
+    def close(self) -> None:
+        self.engine.close()

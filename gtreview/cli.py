@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     from gtreview.commands_judging import add_judging_commands
 
     add_judging_commands(commands)
+    from gtreview.commands_runs import add_run_command
+
+    add_run_command(commands)
     return parser
 
 
@@ -106,7 +109,7 @@ def _fail(message: str, args: argparse.Namespace) -> None:
 
 
 def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
-    from gtreview import commands, commands_judging
+    from gtreview import commands, commands_judging, commands_runs
 
     table: dict[tuple[str, str | None], Callable[[argparse.Namespace], int]] = {
         ("gui", None): commands.run_gui,
@@ -121,6 +124,7 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         ("compare", None): commands_judging.compare,
         ("calibrate", None): commands_judging.calibrate,
         ("harness", "import"): commands_judging.harness_import,
+        ("run", None): commands_runs.run,
     }
     return table[(args.command, getattr(args, "action", None))]
 

@@ -226,15 +226,7 @@ def open_backend(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
 
         assert parsed.model is not None
         return AnthropicBackend(parsed.model, **{"spec": parsed.raw, **overrides})
-    if parsed.kind == "hf":
-        assert parsed.repo_id is not None and parsed.filename is not None
-        model_path = download_hf_file(parsed.repo_id, parsed.filename)
-    else:
-        assert parsed.path is not None
-        model_path = _existing(parsed.path, "model file")
-    lora_path = None
-    if parsed.lora is not None:
-        lora_path = _resolve_lora(parsed.lora)
+    model_path, lora_path = local_files(parsed)
     settings: dict[str, Any] = {
         "lora_path": lora_path,
         "lora_scale": parsed.lora_scale,
@@ -244,6 +236,21 @@ def open_backend(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
         "n_seq_max": parsed.n_seq_max,
     }
     return _llama_factory()(parsed.raw, model_path, **{**settings, **overrides})
+
+
+def local_files(spec: str | ModelSpec) -> tuple[Path, Path | None]:
+    """The model and adapter files a llama or hf spec names (downloading hf files once)."""
+    parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if parsed.kind == "hf":
+        assert parsed.repo_id is not None and parsed.filename is not None
+        model_path = download_hf_file(parsed.repo_id, parsed.filename)
+    elif parsed.kind == "llama":
+        assert parsed.path is not None
+        model_path = _existing(parsed.path, "model file")
+    else:
+        raise ModelSpecError(f"{parsed.raw} names a server model, not local files")
+    lora_path = _resolve_lora(parsed.lora) if parsed.lora is not None else None
+    return model_path, lora_path
 
 
 def _llama_factory() -> _LlamaFactory:

@@ -7,12 +7,14 @@ this is what makes a killed pass resumable without duplicates.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from gtreview.core.jsonmodel import canonical_hash
 from gtreview.store import tables
 
 
@@ -52,7 +54,83 @@ def create_run(
         return run.id
 
 
-def add_records(engine: Engine, records: list[tables.Generation | tables.Judgement | tables.PairJudgement]) -> int:
+def find_or_create_run(
+    engine: Engine, *, name: str, rubric_hash: str, set_id: int | None, config: dict[str, Any]
+) -> int:
+    """The run for this exact configuration and rubric (resumed), or a new one."""
+    config_hash = canonical_hash({"config": config, "rubric": rubric_hash})
+    with Session(engine) as session:
+        for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
+            if json.loads(run.config_json).get("config_hash") == config_hash:
+                assert run.id is not None
+                run.status = "running"
+                session.add(run)
+                session.commit()
+                return run.id
+    return create_run(
+        engine,
+        name=name,
+        rubric_hash=rubric_hash,
+        source="gtreview",
+        status="running",
+        set_id=set_id,
+        config={"config_hash": config_hash, "pass": config, "models": {}},
+    )
+
+
+def set_run_status(engine: Engine, run_id: int, status: str) -> None:
+    with Session(engine) as session:
+        run = session.get(tables.Run, run_id)
+        if run is not None:
+            run.status = status
+            session.add(run)
+            session.commit()
+
+
+def record_model(engine: Engine, run_id: int, spec: str, describe: dict[str, Any]) -> None:
+    """Keep what a backend said about itself (file hashes, versions, settings) with the run."""
+    with Session(engine) as session:
+        run = session.get(tables.Run, run_id)
+        if run is None:
+            return
+        config = json.loads(run.config_json)
+        config.setdefault("models", {})[spec] = describe
+        run.config_json = json.dumps(config, ensure_ascii=False, default=str)
+        session.add(run)
+        session.commit()
+
+
+def run_config(engine: Engine, run_id: int) -> dict[str, Any]:
+    with Session(engine) as session:
+        run = session.get(tables.Run, run_id)
+        if run is None:
+            raise KeyError(f"no run {run_id}")
+        config: dict[str, Any] = json.loads(run.config_json)
+        return config
+
+
+_Keyed = TypeVar("_Keyed", tables.Generation, tables.Judgement, tables.PairJudgement)
+
+
+def existing_keys(engine: Engine, model: type[_Keyed], keys: list[str]) -> set[str]:
+    found: set[str] = set()
+    with Session(engine) as session:
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            found.update(session.exec(select(model.key).where(col(model.key).in_(chunk))).all())
+    return found
+
+
+def generations_by_keys(engine: Engine, keys: list[str]) -> list[tables.Generation]:
+    rows: list[tables.Generation] = []
+    with Session(engine) as session:
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            rows.extend(session.exec(select(tables.Generation).where(col(tables.Generation.key).in_(chunk))))
+    return rows
+
+
+def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Judgement | tables.PairJudgement]) -> int:
     """Insert records whose key is new, in one transaction; return how many were new."""
     added = 0
     with Session(engine) as session:

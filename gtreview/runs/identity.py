@@ -1,0 +1,42 @@
+"""What identifies a model's outputs, known without loading the model.
+
+For local GGUF models that is the sha256 of the model file and of the adapter (with
+its scale); for servers, the server and the model name. Hashing a large file takes a
+moment, so results are cached by (path, size, modification time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gtreview.inference.specs import local_files, parse_model_spec
+
+
+@lru_cache(maxsize=64)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    stat = path.stat()
+    return _file_sha256(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+def spec_identity(spec: str) -> dict[str, Any]:
+    parsed = parse_model_spec(spec)
+    if parsed.kind in ("llama", "hf"):
+        model, lora = local_files(parsed)
+        identity: dict[str, Any] = {"kind": "gguf", "model_sha256": file_sha256(model)}
+        if lora is not None:
+            identity.update(lora_sha256=file_sha256(lora), lora_scale=parsed.lora_scale)
+        return identity
+    if parsed.kind == "openai":
+        return {"kind": "openai", "base_url": parsed.url, "model": parsed.model}
+    return {"kind": parsed.kind, "model": parsed.model}

@@ -1,0 +1,128 @@
+"""Planning a benchmark pass: which generations, judgements and pairs it consists of.
+
+Every unit of work has a content key: the sha256 of everything that determines its
+result (question and rubric version, model file and adapter, sampling, sample index,
+prompt template). A pass that is run again finds its finished keys in the project and
+does only what is missing, so a killed pass resumes and a finished one costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.rubric import Question
+from gtreview.inference.backend import ChatMessage, Sampling
+from gtreview.judging.prompts import load_template
+
+ANSWER_TEMPLATE = "answer_v1"
+
+
+class ModelEntry(BaseModel):
+    label: str
+    spec: str
+
+
+class PassConfig(BaseModel):
+    """What the analyst asked for; stored with the run."""
+
+    name: str
+    models: list[ModelEntry]  # the first is the base the others are compared with
+    judge: str
+    repeats: int = 1
+    sampling: Sampling = Field(
+        default_factory=lambda: Sampling(temperature=0.7, top_p=0.95, seed=1234, max_tokens=1024)
+    )
+    judge_sampling: Sampling = Field(default_factory=lambda: Sampling(temperature=0.0, seed=0, max_tokens=1024))
+    pairwise: bool = True
+    drift_every: int = 50
+    generation_retries: int = 3
+
+    @property
+    def base(self) -> ModelEntry:
+        return self.models[0]
+
+
+class GenerationTask(BaseModel):
+    key: str
+    model_label: str
+    question: Question
+    sample_index: int
+    messages: list[ChatMessage]
+    sampling: Sampling
+
+
+def answer_messages(question: Question) -> list[ChatMessage]:
+    template = load_template(ANSWER_TEMPLATE)
+    return [
+        ChatMessage(role="system", content=template.text),
+        ChatMessage(role="user", content=question.question or ""),
+    ]
+
+
+def question_identity(question: Question) -> str:
+    """The question and its rubric as they are now: any edit gives a new identity."""
+    return canonical_hash(question.to_json_dict())
+
+
+def generation_key(question: Question, model_identity: dict[str, Any], sampling: Sampling, sample_index: int) -> str:
+    return canonical_hash(
+        {
+            "question": question_identity(question),
+            "model": model_identity,
+            "sampling": sampling.model_dump(),
+            "sample": sample_index,
+            "template": load_template(ANSWER_TEMPLATE).sha256,
+        }
+    )
+
+
+def judgement_key(generation: str, judge_identity: dict[str, Any], sampling: Sampling, template_sha: str) -> str:
+    return canonical_hash(
+        {"generation": generation, "judge": judge_identity, "sampling": sampling.model_dump(), "template": template_sha}
+    )
+
+
+def pair_key(
+    generation_a: str, generation_b: str, judge_identity: dict[str, Any], sampling: Sampling, template_sha: str
+) -> str:
+    return canonical_hash(
+        {
+            "a": generation_a,
+            "b": generation_b,
+            "judge": judge_identity,
+            "sampling": sampling.model_dump(),
+            "template": template_sha,
+        }
+    )
+
+
+def model_identity(describe: dict[str, Any]) -> dict[str, Any]:
+    """What identifies a model's outputs: file hashes for local models, server and name for HTTP ones."""
+    keys = ("model_sha256", "lora_sha256", "lora_scale", "model", "base_url", "backend", "kind")
+    identity = {k: describe[k] for k in keys if k in describe and describe[k] is not None}
+    return identity or {"spec": describe.get("spec")}
+
+
+def plan_generations(
+    questions: list[Question], label: str, identity: dict[str, Any], repeats: int, sampling: Sampling
+) -> list[GenerationTask]:
+    """K samples per question, each with its own seed so the pass is reproducible."""
+    tasks = []
+    for question in questions:
+        messages = answer_messages(question)
+        for sample in range(repeats):
+            sample_sampling = sampling.model_copy(update={"seed": sampling.seed + sample})
+            tasks.append(
+                GenerationTask(
+                    key=generation_key(question, identity, sampling, sample),
+                    model_label=label,
+                    question=question,
+                    sample_index=sample,
+                    messages=messages,
+                    sampling=sample_sampling,
+                )
+            )
+    return tasks

@@ -1,0 +1,164 @@
+"""A benchmark pass with scripted model and judge backends: storage, retries, resume."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gtreview.core.rubric import Question
+from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
+from gtreview.runs.execute import PassCancelled, PassEvent, run_pass
+from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.store import runs_repo
+from gtreview.store.project import open_project
+from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
+from tests.rubric_factory import question
+
+QUESTIONS = [Question.model_validate(question(f"A{n}")) for n in (1, 2)]
+
+
+def judge_reply(request: CompletionRequest) -> str:
+    content = request.messages[1].content
+    q = next(q for q in QUESTIONS if f"QUESTION {q.id}:" in content)
+    if "ANSWER A:" in content:  # pairwise: prefer the fine-tune's answers, whatever the order
+        first = content.split("ANSWER A:")[1].split("ANSWER B:")[0]
+        return '{"reason": "r", "verdict": "%s"}' % ("[[A>B]]" if "tuned" in first else "[[B>A]]")
+    answer = answer_of(request)
+    fixture = next((f for f in q.calibration if f.response_text == answer), None)
+    if fixture is not None:
+        return fixture_reply(q, fixture)
+    return verdict_json(q, True, {"C2": 2 if "tuned" in answer else 1})
+
+
+class Models:
+    """Scripted generators: the base answers plainly, the fine-tune leaks its reasoning."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+
+    def generate(self, label: str, request: CompletionRequest) -> CompletionResult:
+        text = request.messages[1].content
+        if label == "tuned":
+            return CompletionResult(
+                text=f"<think>recall the reports</think>The tuned answer (seed {request.sampling.seed}).",
+                completion_tokens=12,
+            )
+        return CompletionResult(
+            text=f"A base answer (seed {request.sampling.seed}) to: {text[:20]}", completion_tokens=10
+        )
+
+    def open(self, spec: str) -> ScriptedBackend:
+        self.opened.append(spec)
+        if spec.startswith("judge"):
+            return ScriptedBackend(judge_reply, spec=spec)
+        label = spec.split(":")[1]
+        return ScriptedBackend(lambda r: self.generate(label, r), spec=spec)
+
+
+@pytest.fixture()
+def engine(tmp_path: Path):  # type: ignore[no-untyped-def]
+    project = open_project(tmp_path / "p")
+    yield project.engine
+    project.close()
+
+
+@pytest.fixture(autouse=True)
+def identities(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
+
+
+def config(**changes: Any) -> PassConfig:
+    base = PassConfig(
+        name="t",
+        models=[ModelEntry(label="base", spec="openai:base"), ModelEntry(label="tuned", spec="openai:tuned")],
+        judge="judge:x",
+        repeats=3,
+        sampling=Sampling(temperature=0.7, seed=1234, max_tokens=64),
+        drift_every=0,
+    )
+    return base.model_copy(update=changes)
+
+
+def test_a_pass_stores_everything_and_a_rerun_costs_nothing(engine) -> None:  # type: ignore[no-untyped-def]
+    models = Models()
+    events: list[PassEvent] = []
+    result = run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=models.open, progress=events.append)
+    assert (result.generated, result.generation_errors, result.judged, result.pairs) == (12, 0, 12, 6)
+    generations = runs_repo.run_generations(engine, result.run_id)
+    tuned = [g for g in generations if g.model_label == "tuned"]
+    assert tuned[0].raw_text.startswith("<think>") and tuned[0].clean_text.startswith("The tuned answer")
+    seeds = sorted({g.raw_text.split("seed ")[1].split(")")[0] for g in tuned if g.qid == "A1"})
+    assert seeds == ["1234", "1235", "1236"]  # one seed per repeat: reproducible
+    totals = {(j.model_label, j.qid, j.sample_index): j.total for j in runs_repo.run_judgements(engine, result.run_id)}
+    assert totals[("tuned", "A1", 0)] == 5 and totals[("base", "A2", 2)] == 4
+    assert {p.label for p in runs_repo.run_pairs(engine, result.run_id)} == {"A>B"}
+    assert {e.phase for e in events} == {"generate", "judge", "pairwise"}
+
+    again = Models()
+    second = run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=again.open)
+    assert second.run_id == result.run_id
+    assert (second.model_calls, second.generated, second.reused, again.opened) == (0, 0, 12, [])
+
+
+def test_empty_generations_are_retried_then_recorded_as_errors(engine) -> None:  # type: ignore[no-untyped-def]
+    attempts: list[int] = []
+
+    def open_backend(spec: str) -> ScriptedBackend:
+        if spec.startswith("judge"):
+            return ScriptedBackend(judge_reply, spec=spec)
+
+        def respond(request: CompletionRequest) -> CompletionResult:
+            if "tuned" in spec and "gold grade fall" in request.messages[1].content:
+                attempts.append(request.sampling.seed)
+                return CompletionResult(text="<think>only reasoning, no answer", finish_reason="length")
+            return CompletionResult(text="An answer.")
+
+        backend = ScriptedBackend(respond, spec=spec)
+        backend.restarts = 0  # type: ignore[attr-defined]
+
+        def restart() -> None:
+            backend.restarts += 1  # type: ignore[attr-defined]
+
+        backend.restart = restart  # type: ignore[attr-defined]
+        return backend
+
+    result = run_pass(engine, config(repeats=1), QUESTIONS, rubric_hash="r", open_backend=open_backend)
+    assert result.generation_errors == 2 and len(attempts) == 8  # 2 questions x (1 try + 3 retries)
+    assert sorted(set(attempts)) == [1234, 2234, 3234, 4234]  # each retry with a fresh seed
+    errors = [g for g in runs_repo.run_generations(engine, result.run_id) if g.status == "error"]
+    assert [(g.attempts, g.clean_text) for g in errors] == [(4, ""), (4, "")]
+    assert all(g.raw_text.startswith("<think>") for g in errors)  # the raw output is kept
+    judged = {(j.model_label, j.qid) for j in runs_repo.run_judgements(engine, result.run_id)}
+    assert ("tuned", "A1") not in judged  # errors are not judged as if they were answers
+    pairs = runs_repo.run_pairs(engine, result.run_id)
+    assert {p.label for p in pairs} == {"B>>A"}  # and they lose their pairs
+
+
+def test_cancel_then_resume(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr("gtreview.runs.execute.JUDGE_BATCH", 4)
+    cancel = threading.Event()
+    models = Models()
+
+    def stop_after_first(event: PassEvent) -> None:
+        if event.phase == "judge":
+            cancel.set()
+
+    with pytest.raises(PassCancelled):
+        run_pass(
+            engine,
+            config(),
+            QUESTIONS,
+            rubric_hash="r",
+            open_backend=models.open,
+            progress=stop_after_first,
+            cancel=cancel,
+        )
+    (run,) = runs_repo.list_runs(engine)
+    assert run.generations == 12 and 0 < run.judgements < 12
+    resumed = run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=Models().open)
+    assert resumed.reused == 12 and resumed.judged == 12 - run.judgements and resumed.pairs == 6
+    (run,) = runs_repo.list_runs(engine)
+    assert (run.judgements, run.pairs, run.status) == (12, 6, "finished")

@@ -7,22 +7,27 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget, QTabWidget, QTextBrowser, QWidget
 
 from gtreview.core.jsonpath import Path as JsonPath
+from gtreview.runs.plan import PassConfig
 from gtreview.services import editing, question_calibration, review, workflow
-from gtreview.store import sets_repo
+from gtreview.store import runs_repo, sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
+from gtreview.store.settings_repo import JUDGE_SPEC, get_setting
+from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.editing_session import EditSession
 from gtreview.ui.menus import build_menus
 from gtreview.ui.review_controller import ReviewController, ask_comment_dialog
+from gtreview.ui.run_controller import RunController
 from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
 from gtreview.ui.widgets.history_view import HistoryView
 from gtreview.ui.widgets.navigator import Navigator
 from gtreview.ui.widgets.question_editor import QuestionEditor
 from gtreview.ui.widgets.question_list import QuestionList
+from gtreview.ui.widgets.runs_view import RunsView
 from gtreview.ui.widgets.source_pane import SourcePane
 
 UNREVIEWED = frozenset(
@@ -67,12 +72,21 @@ class MainWindow(QMainWindow):
 
         self.detail_splitter = self._splitter(Qt.Orientation.Horizontal, self.tabs, self.source_pane)
         self.work_splitter = self._splitter(Qt.Orientation.Vertical, self.question_list, self.detail_splitter)
-        self.main_splitter = self._splitter(Qt.Orientation.Horizontal, self.navigator, self.work_splitter)
+        self.runs_view = RunsView()
+        self.run_controller = RunController(project, self)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.work_splitter)
+        self.pages.addWidget(self.runs_view)
+        self.main_splitter = self._splitter(Qt.Orientation.Horizontal, self.navigator, self.pages)
         self.work_splitter.setStretchFactor(1, 3)
         self.main_splitter.setStretchFactor(1, 4)
         self.setCentralWidget(self.main_splitter)
 
         self.navigator.set_selected.connect(self.open_set)
+        self.navigator.runs_selected.connect(self.show_runs)
+        self.run_controller.event.connect(self.runs_view.show_event)
+        self.run_controller.finished.connect(self._pass_finished)
+        self.runs_view.cancel_requested.connect(self.run_controller.cancel)
         self.question_list.question_selected.connect(self.show_question)
         self.editor.edit_requested.connect(self._edit)
         self.fixtures.edit_requested.connect(self._edit)
@@ -116,7 +130,32 @@ class MainWindow(QMainWindow):
         if sets and self.set_id is None:
             self.open_set(sets[0].id)
 
+    def show_runs(self) -> None:
+        self.runs_view.show_runs(runs_repo.list_runs(self.project.engine))
+        self.pages.setCurrentWidget(self.runs_view)
+
+    def start_pass(self) -> None:
+        if self.set_id is None or self.run_controller.running:
+            self.statusBar().showMessage("Open a set first; one pass runs at a time.", 5000)
+            return
+        name = next((s.name for s in sets_repo.list_sets(self.project.engine) if s.id == self.set_id), "set")
+        dialog = RunDialog(name, get_setting(self.project.engine, JUDGE_SPEC) or "", self)
+        if dialog.exec() and dialog.config is not None:
+            self.start_configured_pass(dialog.config)
+
+    def start_configured_pass(self, config: PassConfig) -> None:
+        assert self.set_id is not None
+        if self.run_controller.start(config, self.set_id):
+            self.runs_view.started(config.name)
+            self.show_runs()
+
+    def _pass_finished(self, message: str) -> None:
+        self.runs_view.finished(message)
+        self.runs_view.show_runs(runs_repo.list_runs(self.project.engine))
+        self.statusBar().showMessage(message, 10000)
+
     def open_set(self, set_id: int) -> None:
+        self.pages.setCurrentWidget(self.work_splitter)
         self.editor.commit_pending()
         self.set_id = set_id
         self.qid = None

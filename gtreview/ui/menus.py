@@ -87,6 +87,11 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     review_menu.addSeparator()
     actions["sign_off"] = _action(window, review_menu, "Sign &off set…", "Ctrl+Shift+S", controller.sign_off)
 
+    run_menu = bar.addMenu("R&un")
+    actions["run_pass"] = _action(window, run_menu, "Run a &pass…", "Ctrl+Shift+P", window.start_pass)
+    actions["show_runs"] = _action(window, run_menu, "Show &runs", "Ctrl+5", window.show_runs)
+    actions["cancel_pass"] = _action(window, run_menu, "&Cancel the pass", None, window.run_controller.cancel)
+
     go_menu = bar.addMenu("&Go")
     actions["next"] = _action(window, go_menu, "&Next question", "Alt+Down", lambda: window.go_next(1))
     actions["previous"] = _action(window, go_menu, "&Previous question", "Alt+Up", lambda: window.go_next(-1))

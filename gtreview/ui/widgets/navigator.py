@@ -14,6 +14,7 @@ SET_ROLE = Qt.ItemDataRole.UserRole + 1
 
 class Navigator(QTreeWidget):
     set_selected = Signal(int)
+    runs_selected = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,6 +59,9 @@ class Navigator(QTreeWidget):
                 self.setCurrentItem(child)
 
     def _clicked(self, item: QTreeWidgetItem) -> None:
+        if item is self.runs_item:
+            self.runs_selected.emit()
+            return
         set_id = item.data(0, SET_ROLE)
         if isinstance(set_id, int):
             self.set_selected.emit(set_id)

@@ -20,10 +20,13 @@ def add_run_command(commands: Any) -> None:
     run.add_argument(
         "--model",
         action="append",
-        required=True,
+        default=[],
         metavar="LABEL=SPEC",
         help="a model to run; the first is the base the others are compared with",
     )
+    run.add_argument("--models-json", type=Path, help="models from a Groundtruth configs/models.json")
+    run.add_argument("--base-url", help="with --models-json: the vLLM server that serves them")
+    run.add_argument("--gguf-dir", type=Path, help="with --models-json: a folder of local GGUF files to use instead")
     run.add_argument("--judge", required=True, metavar="SPEC")
     run.add_argument("--repeats", type=int, default=1, metavar="K")
     run.add_argument("--temperature", type=float, default=0.7)
@@ -37,7 +40,21 @@ def add_run_command(commands: Any) -> None:
     run.add_argument("--json", action="store_true")
 
 
+def _models_json(args: argparse.Namespace) -> list[str]:
+    from gtreview.inference.model_configs import ModelConfigError, read_models_json, to_model_specs
+
+    try:
+        mapped = to_model_specs(read_models_json(args.models_json), base_url=args.base_url, gguf_dir=args.gguf_dir)
+    except (ModelConfigError, ValueError) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    if mapped.problems:
+        raise CliError(f"{args.models_json}: {mapped.problems[0]} ({len(mapped.problems)} entries cannot be run)")
+    return [f"{label}={spec}" for label, spec in mapped.specs]
+
+
 def _models(values: list[str]) -> list[dict[str, str]]:
+    if not values:
+        raise CliError("name the models with --model LABEL=SPEC or --models-json FILE")
     models = []
     for value in values:
         label, sep, spec = value.partition("=")
@@ -92,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             set_id = args.set_id
         config = PassConfig(
             name=args.name or (args.rubric.stem if args.rubric else f"set {set_id}"),
-            models=_models(args.model),
+            models=_models(args.model + (_models_json(args) if args.models_json else [])),
             judge=args.judge,
             repeats=args.repeats,
             sampling=Sampling(

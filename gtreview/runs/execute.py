@@ -27,7 +27,7 @@ from gtreview.judging.pairwise import PairTask, compare_answers
 from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.identity import spec_identity
-from gtreview.runs.plan import GenerationTask, PassConfig, judgement_key, pair_key, plan_generations
+from gtreview.runs.plan import GenerationTask, PassConfig, PassPlan, plan_pass
 from gtreview.store import runs_repo, tables
 
 BackendFactory = Callable[[str], CompletionBackend]
@@ -136,19 +136,38 @@ def run_pass(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
 ) -> PassResult:
+    questions = list(questions)
     run_id = runs_repo.find_or_create_run(
         engine, name=config.name, rubric_hash=rubric_hash, set_id=set_id, config=config.model_dump(mode="json")
     )
+    identities = {m.label: spec_identity(m.spec) for m in config.models}
+    judge_identity = spec_identity(config.judge)
+    plan = plan_pass(
+        config,
+        questions,
+        identities,
+        judge_identity,
+        pointwise_template=load_template(POINTWISE).sha256,
+        pairwise_template=load_template(PAIRWISE).sha256,
+    )
+    # What the results need to find this pass's records again, even after the set is edited.
+    runs_repo.update_run_config(
+        engine,
+        run_id,
+        {
+            "questions": [q.to_json_dict() for q in questions],
+            "global_variants": [v.to_json_dict() for v in global_variants or []],
+            "identities": identities,
+            "judge_identity": judge_identity,
+            "templates": {"pointwise": load_template(POINTWISE).sha256, "pairwise": load_template(PAIRWISE).sha256},
+        },
+    )
     ctx = _Context(engine, config, run_id, open_backend, progress, cancel)
-    questions = list(questions)
-    generations: dict[str, list[GenerationTask]] = {}
     for model in config.models:
-        tasks = plan_generations(questions, model.label, spec_identity(model.spec), config.repeats, config.sampling)
-        generations[model.label] = tasks
-        _generate(ctx, model.spec, tasks)
-    _judge(ctx, [t for tasks in generations.values() for t in tasks], global_variants, questions)
-    if config.pairwise and len(config.models) > 1:
-        _compare(ctx, generations, global_variants)
+        _generate(ctx, model.spec, plan.generations[model.label])
+    _judge(ctx, plan, global_variants, questions)
+    if plan.pairs:
+        _compare(ctx, plan, global_variants)
     runs_repo.set_run_status(engine, run_id, "finished")
     return ctx.result
 
@@ -241,18 +260,11 @@ def _generate_batch(ctx: _Context, backend: CompletionBackend, batch: list[Gener
     return records, tokens
 
 
-def _judge(
-    ctx: _Context, tasks: list[GenerationTask], global_variants: list[VariantRule] | None, questions: list[Question]
-) -> None:
+def _judge(ctx: _Context, plan: PassPlan, global_variants: list[VariantRule] | None, questions: list[Question]) -> None:
     settings = JudgeSettings(sampling=ctx.config.judge_sampling)
-    identity = spec_identity(ctx.config.judge)
-    template = load_template(POINTWISE).sha256
+    tasks = plan.all_generations()
     stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
-    wanted = {
-        judgement_key(t.key, identity, settings.sampling, template): t
-        for t in tasks
-        if t.key in stored and stored[t.key].status == "ok"
-    }
+    wanted = {plan.judgement_keys[t.key]: t for t in tasks if t.key in stored and stored[t.key].status == "ok"}
     done_keys = runs_repo.existing_keys(ctx.engine, tables.Judgement, list(wanted))
     todo = [(key, task) for key, task in wanted.items() if key not in done_keys]
     if not todo:
@@ -318,25 +330,12 @@ def _judge(
         backend.close()
 
 
-def _compare(
-    ctx: _Context, generations: dict[str, list[GenerationTask]], global_variants: list[VariantRule] | None
-) -> None:
+def _compare(ctx: _Context, plan: PassPlan, global_variants: list[VariantRule] | None) -> None:
     """Each fine-tune (A) against the base (B), sample by sample: positive means the fine-tune is better."""
     settings = JudgeSettings(sampling=ctx.config.judge_sampling)
-    identity = spec_identity(ctx.config.judge)
-    template = load_template(PAIRWISE).sha256
-    base = ctx.config.base.label
-    all_keys = [t.key for tasks in generations.values() for t in tasks]
-    stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, all_keys)}
-    base_by = {(t.question.id, t.sample_index): t for t in generations[base]}
-    wanted: dict[str, tuple[GenerationTask, GenerationTask]] = {}
-    for label, tasks in generations.items():
-        if label == base:
-            continue
-        for task in tasks:
-            other = base_by.get((task.question.id, task.sample_index))
-            if other is not None and task.key in stored and other.key in stored:
-                wanted[pair_key(task.key, other.key, identity, settings.sampling, template)] = (task, other)
+    keys = [p.finetune.key for p in plan.pairs] + [p.base.key for p in plan.pairs]
+    stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, keys)}
+    wanted = {p.key: (p.finetune, p.base) for p in plan.pairs if p.finetune.key in stored and p.base.key in stored}
     done_keys = runs_repo.existing_keys(ctx.engine, tables.PairJudgement, list(wanted))
     todo = [(key, pair) for key, pair in wanted.items() if key not in done_keys]
     if not todo:

@@ -126,3 +126,49 @@ def plan_generations(
                 )
             )
     return tasks
+
+
+class PairPlan(BaseModel):
+    key: str
+    finetune: GenerationTask
+    base: GenerationTask
+
+
+class PassPlan(BaseModel):
+    """Every record a pass consists of, by key; recomputed identically by the results loader."""
+
+    generations: dict[str, list[GenerationTask]]
+    judgement_keys: dict[str, str]  # generation key -> judgement key
+    pairs: list[PairPlan]
+
+    def all_generations(self) -> list[GenerationTask]:
+        return [task for tasks in self.generations.values() for task in tasks]
+
+
+def plan_pass(
+    config: PassConfig,
+    questions: list[Question],
+    identities: dict[str, dict[str, Any]],
+    judge_identity: dict[str, Any],
+    *,
+    pointwise_template: str,
+    pairwise_template: str,
+) -> PassPlan:
+    generations = {
+        m.label: plan_generations(questions, m.label, identities[m.label], config.repeats, config.sampling)
+        for m in config.models
+    }
+    judgement_keys = {
+        task.key: judgement_key(task.key, judge_identity, config.judge_sampling, pointwise_template)
+        for tasks in generations.values()
+        for task in tasks
+    }
+    pairs: list[PairPlan] = []
+    if config.pairwise and len(config.models) > 1:
+        base = {(t.question.id, t.sample_index): t for t in generations[config.base.label]}
+        for model in config.models[1:]:
+            for task in generations[model.label]:
+                other = base[(task.question.id, task.sample_index)]
+                key = pair_key(task.key, other.key, judge_identity, config.judge_sampling, pairwise_template)
+                pairs.append(PairPlan(key=key, finetune=task, base=other))
+    return PassPlan(generations=generations, judgement_keys=judgement_keys, pairs=pairs)

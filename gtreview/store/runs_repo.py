@@ -100,6 +100,16 @@ def record_model(engine: Engine, run_id: int, spec: str, describe: dict[str, Any
         session.commit()
 
 
+def update_run_config(engine: Engine, run_id: int, values: dict[str, Any]) -> None:
+    with Session(engine) as session:
+        run = session.get(tables.Run, run_id)
+        if run is None:
+            return
+        run.config_json = json.dumps({**json.loads(run.config_json), **values}, ensure_ascii=False, default=str)
+        session.add(run)
+        session.commit()
+
+
 def run_config(engine: Engine, run_id: int) -> dict[str, Any]:
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)

@@ -1,0 +1,250 @@
+"""Drawing a ReportDocument as a PDF with reportlab: vector charts, a table of contents,
+page numbers on every page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reportlab.graphics.charts.barcharts import VerticalBarChart
+from reportlab.graphics.charts.legends import Legend
+from reportlab.graphics.shapes import Circle, Drawing, Line, String
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import mm
+from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Spacer, TableStyle
+from reportlab.platypus import PageBreak as RlPageBreak
+from reportlab.platypus import Paragraph as RlParagraph
+from reportlab.platypus import Table as RlTable
+from reportlab.platypus.tableofcontents import TableOfContents
+
+from gtreview.report.document import BarChart, Heading, PageBreak, Paragraph, ReportDocument, ScatterChart, Table
+
+PALETTE = [colors.HexColor(c) for c in ("#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b", "#3f88c5")]
+WIDTH, HEIGHT = A4
+MARGIN = 18 * mm
+FRAME_WIDTH = WIDTH - 2 * MARGIN
+
+
+class _Doc(BaseDocTemplate):  # type: ignore[misc]
+    """Registers headings with the table of contents as they are laid out."""
+
+    def afterFlowable(self, flowable: Any) -> None:
+        level = getattr(flowable, "_toc_level", None)
+        if level is not None:
+            self.notify("TOCEntry", (level, flowable.getPlainText(), self.page, getattr(flowable, "_bookmark", None)))
+            key = getattr(flowable, "_bookmark", None)
+            if key:
+                self.canv.bookmarkPage(key)
+                self.canv.addOutlineEntry(flowable.getPlainText(), key, level=level, closed=level > 0)
+
+
+def _styles() -> dict[str, ParagraphStyle]:
+    base = getSampleStyleSheet()
+    return {
+        "title": ParagraphStyle("title", parent=base["Title"], fontSize=24, leading=30, spaceAfter=12),
+        "subtitle": ParagraphStyle(
+            "subtitle", parent=base["Normal"], fontSize=13, leading=17, textColor=colors.HexColor("#444444")
+        ),
+        "h1": ParagraphStyle("h1", parent=base["Heading1"], fontSize=16, leading=20, spaceBefore=10, spaceAfter=6),
+        "h2": ParagraphStyle("h2", parent=base["Heading2"], fontSize=12.5, leading=16, spaceBefore=8, spaceAfter=4),
+        "body": ParagraphStyle("body", parent=base["BodyText"], fontSize=9.5, leading=13),
+        "finding": ParagraphStyle(
+            "finding",
+            parent=base["BodyText"],
+            fontSize=11,
+            leading=15,
+            backColor=colors.HexColor("#eef2f6"),
+            borderPadding=6,
+            spaceBefore=6,
+            spaceAfter=10,
+        ),
+        "small": ParagraphStyle("small", parent=base["BodyText"], fontSize=7.5, leading=9.5),
+        "cell": ParagraphStyle("cell", parent=base["BodyText"], fontSize=7.5, leading=9),
+        "cellhead": ParagraphStyle(
+            "cellhead", parent=base["BodyText"], fontSize=7.5, leading=9, fontName="Helvetica-Bold"
+        ),
+        "toc1": ParagraphStyle("toc1", fontSize=10, leading=14, leftIndent=6),
+        "toc2": ParagraphStyle("toc2", fontSize=9, leading=12, leftIndent=18),
+    }
+
+
+def _page_decorations(title: str) -> Any:
+    def draw(canvas: Any, doc: Any) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 8)
+        canvas.setFillColor(colors.HexColor("#666666"))
+        canvas.drawString(MARGIN, 10 * mm, title[:90])
+        canvas.drawRightString(WIDTH - MARGIN, 10 * mm, f"page {doc.page}")
+        canvas.restoreState()
+
+    return draw
+
+
+def _table(block: Table, styles: dict[str, ParagraphStyle]) -> RlTable:
+    header = [RlParagraph(escape(h), styles["cellhead"]) for h in block.header]
+    rows = [[RlParagraph(escape(cell), styles["cell"]) for cell in row] for row in block.rows]
+    widths = None
+    if block.widths:
+        total = sum(block.widths)
+        widths = [FRAME_WIDTH * w / total for w in block.widths]
+    table = RlTable([header, *rows], colWidths=widths, repeatRows=1)
+    table.setStyle(
+        TableStyle(
+            [
+                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#dfe6ee")),
+                ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f6f8fa")]),
+                ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#c8d0d8")),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("TOPPADDING", (0, 0), (-1, -1), 2),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+            ]
+        )
+    )
+    return table
+
+
+def _bars(block: BarChart) -> Drawing:
+    height = 190
+    drawing = Drawing(FRAME_WIDTH, height)
+    drawing.add(String(0, height - 12, block.title, fontName="Helvetica-Bold", fontSize=9))
+    chart = VerticalBarChart()
+    chart.x, chart.y, chart.width, chart.height = 40, 40, FRAME_WIDTH - 150, height - 70
+    chart.data = [s.values for s in block.series] or [[0.0]]
+    chart.categoryAxis.categoryNames = block.categories
+    chart.categoryAxis.labels.fontSize = 7
+    chart.categoryAxis.labels.angle = 30 if len(block.categories) > 6 else 0
+    chart.categoryAxis.labels.boxAnchor = "ne" if len(block.categories) > 6 else "n"
+    chart.valueAxis.valueMin = block.value_min
+    highs = [v for s in block.series for v in (s.high or s.values)]
+    chart.valueAxis.valueMax = block.value_max if block.value_max is not None else (max(highs) * 1.1 if highs else 1.0)
+    chart.valueAxis.labels.fontSize = 7
+    chart.barSpacing, chart.groupSpacing = 1, 8
+    for index, _ in enumerate(block.series):
+        chart.bars[index].fillColor = PALETTE[index % len(PALETTE)]
+        chart.bars[index].strokeColor = None
+    drawing.add(chart)
+    bottom, top = float(chart.valueAxis.valueMin), float(chart.valueAxis.valueMax)
+    span = top - bottom or 1.0
+
+    def y_of(value: float) -> float:
+        return float(chart.y) + float(chart.height) * (value - bottom) / span
+
+    groups, per = len(block.categories), max(1, len(block.series))
+    group_width = chart.width / max(1, groups)
+    for s_index, series in enumerate(block.series):
+        if series.low is None or series.high is None:
+            continue
+        for c_index, (low, high) in enumerate(zip(series.low, series.high, strict=True)):
+            x = chart.x + group_width * c_index + group_width * (s_index + 0.5) / per * 0.85 + group_width * 0.075
+            drawing.add(Line(x, y_of(low), x, y_of(high), strokeColor=colors.black, strokeWidth=0.8))
+            for y in (y_of(low), y_of(high)):
+                drawing.add(Line(x - 2, y, x + 2, y, strokeColor=colors.black, strokeWidth=0.8))
+    if block.reference_line is not None:
+        y = y_of(block.reference_line)
+        drawing.add(
+            Line(chart.x, y, chart.x + chart.width, y, strokeColor=colors.HexColor("#999999"), strokeDashArray=[2, 2])
+        )
+    if block.value_label:
+        drawing.add(String(0, chart.y + chart.height / 2, block.value_label, fontSize=7))
+    legend = Legend()
+    legend.x, legend.y = chart.x + chart.width + 12, height - 30
+    legend.fontSize = 7
+    legend.colorNamePairs = [(PALETTE[i % len(PALETTE)], s.name) for i, s in enumerate(block.series)]
+    drawing.add(legend)
+    return drawing
+
+
+def _scatter(block: ScatterChart) -> Drawing:
+    size = 230
+    drawing = Drawing(FRAME_WIDTH, size + 30)
+    drawing.add(String(0, size + 18, block.title, fontName="Helvetica-Bold", fontSize=9))
+    x0, y0, side = 50, 30, size - 20
+    lo, hi = block.minimum, block.maximum
+
+    def pos(x: float, y: float) -> tuple[float, float]:
+        return x0 + side * (x - lo) / (hi - lo), y0 + side * (y - lo) / (hi - lo)
+
+    grey = colors.HexColor("#888888")
+    drawing.add(Line(x0, y0, x0 + side, y0, strokeColor=grey))
+    drawing.add(Line(x0, y0, x0, y0 + side, strokeColor=grey))
+    for tick in range(int(lo), int(hi) + 1, 2):
+        tx, ty = pos(tick, tick)
+        drawing.add(String(tx - 3, y0 - 10, str(tick), fontSize=6))
+        drawing.add(String(x0 - 12, ty - 2, str(tick), fontSize=6))
+    if block.diagonal:
+        drawing.add(Line(*pos(lo, lo), *pos(hi, hi), strokeColor=colors.HexColor("#bbbbbb"), strokeDashArray=[2, 2]))
+    for point in block.points:
+        px, py = pos(point.x, point.y)
+        if point.x_err:
+            drawing.add(
+                Line(
+                    *pos(point.x - point.x_err, point.y),
+                    *pos(point.x + point.x_err, point.y),
+                    strokeColor=grey,
+                    strokeWidth=0.5,
+                )
+            )
+        if point.y_err:
+            drawing.add(
+                Line(
+                    *pos(point.x, point.y - point.y_err),
+                    *pos(point.x, point.y + point.y_err),
+                    strokeColor=grey,
+                    strokeWidth=0.5,
+                )
+            )
+        drawing.add(Circle(px, py, 2.2, fillColor=PALETTE[0], strokeColor=None))
+    drawing.add(String(x0 + side / 2 - 20, 8, block.x_label, fontSize=7))
+    drawing.add(String(x0 + side + 8, y0 + side / 2, block.y_label, fontSize=7))
+    return drawing
+
+
+def render_pdf(document: ReportDocument, out: Path) -> Path:
+    styles = _styles()
+    doc = _Doc(
+        str(out),
+        pagesize=A4,
+        leftMargin=MARGIN,
+        rightMargin=MARGIN,
+        topMargin=MARGIN,
+        bottomMargin=18 * mm,
+        title=document.title,
+        author="gtreview",
+    )
+    frame = Frame(MARGIN, 16 * mm, FRAME_WIDTH, HEIGHT - MARGIN - 16 * mm, id="body")
+    doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=_page_decorations(document.title))])
+    story: list[Any] = [RlParagraph(escape(document.title), styles["title"])]
+    if document.subtitle:
+        story.append(RlParagraph(escape(document.subtitle), styles["subtitle"]))
+    story.append(Spacer(1, 10))
+    if document.cover_lines:
+        story.append(
+            _table(Table(header=["", ""], rows=[[k, v] for k, v in document.cover_lines], widths=[1, 3]), styles)
+        )
+    toc = TableOfContents()
+    toc.levelStyles = [styles["toc1"], styles["toc2"]]
+    story += [Spacer(1, 14), RlParagraph("Contents", styles["h1"]), toc, RlPageBreak()]
+    for number, block in enumerate(document.blocks):
+        if isinstance(block, Heading):
+            paragraph = RlParagraph(escape(block.text), styles["h1" if block.level == 1 else "h2"])
+            paragraph._toc_level = block.level - 1
+            paragraph._bookmark = f"h{number}"
+            story.append(paragraph)
+        elif isinstance(block, Paragraph):
+            story.append(RlParagraph(escape(block.text), styles[block.style]))
+        elif isinstance(block, Table):
+            story.append(_table(block, styles))
+            if block.caption:
+                story.append(RlParagraph(escape(block.caption), styles["small"]))
+            story.append(Spacer(1, 8))
+        elif isinstance(block, BarChart):
+            story += [_bars(block), Spacer(1, 6)]
+        elif isinstance(block, ScatterChart):
+            story += [_scatter(block), Spacer(1, 6)]
+        elif isinstance(block, PageBreak):
+            story.append(RlPageBreak())
+    doc.multiBuild(story)
+    return out

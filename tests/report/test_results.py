@@ -48,8 +48,12 @@ def test_matrices_errors_and_unscored(tmp_path: Path) -> None:
         return ScriptedBackend(answer, spec=spec)
 
     config = PassConfig(
-        name="r", models=[ModelEntry(label="base", spec="base"), ModelEntry(label="tuned", spec="tuned")], judge="judge",
-        repeats=3, sampling=Sampling(seed=0, temperature=0.7, max_tokens=32), drift_every=0,
+        name="r",
+        models=[ModelEntry(label="base", spec="base"), ModelEntry(label="tuned", spec="tuned")],
+        judge="judge",
+        repeats=3,
+        sampling=Sampling(seed=0, temperature=0.7, max_tokens=32),
+        drift_every=0,
     )
     result = run_pass(project.engine, config, QUESTIONS, rubric_hash="h", open_backend=open_backend)
     results = load_run_results(project.engine, result.run_id)

@@ -1,0 +1,89 @@
+"""Statistics of benchmark passes, shared by the results view and the PDF report.
+
+Qt-free, numpy only, no I/O. The implementation lives in ``stats_*`` modules; import
+from here. Conventions that hold throughout:
+
+* **Score matrices** are float arrays (Q questions, K repeats). ``NaN`` is an
+  *unscored* sample (the judge broke its contract): excluded from means, counted apart,
+  never shown as 0. A generation *error* counts against the model and must be 0; use
+  :func:`score_matrix` (totals plus ``errors`` / ``unscored`` masks) to build a matrix,
+  or the ``errors`` mask of :func:`summarize_scores`, :func:`per_question` and
+  :func:`gate_pass_rate`, which also count the errors.
+* **The question is the unit.** A figure is the mean over questions of per-question
+  means, and intervals are 95% percentile bootstraps that resample questions (or pairs
+  of per-question values for differences), never individual samples, because repeats
+  of one question are not independent evidence.
+* **Undefined is None.** Results are frozen pydantic models that reject NaN, so an sd
+  of one value, an interval over one question or a rate over no known pair is None
+  and every result serialises to JSON.
+* **Deterministic.** Every resampling function takes ``seed`` (an int, or a numpy
+  ``Generator`` used as given); the same inputs and seed give the same numbers.
+"""
+
+from gtreview.core.stats_base import LEVEL, Interval, StatModel
+from gtreview.core.stats_components import ComponentKindReport, KindRate, component_kind_rates, kind_shares
+from gtreview.core.stats_items import ItemAnalysis, ItemStat, cronbach_alpha, item_analysis
+from gtreview.core.stats_paired import (
+    EXACT_MAX_QUESTIONS,
+    Difference,
+    Verdict,
+    paired_difference,
+    paired_difference_of_means,
+    sign_flip_p_value,
+    verdict_for,
+)
+from gtreview.core.stats_pairwise import (
+    TIE_TOLERANCE,
+    Agreement,
+    PairwiseSummary,
+    QuestionAgreement,
+    agreement,
+    pairwise_summary,
+)
+from gtreview.core.stats_scores import (
+    QuestionStat,
+    RateSummary,
+    ScoreSummary,
+    breakdown,
+    gate_pass_rate,
+    group_rows,
+    per_question,
+    score_matrix,
+    summarize_scores,
+)
+
+__all__ = [
+    "EXACT_MAX_QUESTIONS",
+    "LEVEL",
+    "TIE_TOLERANCE",
+    "Agreement",
+    "ComponentKindReport",
+    "Difference",
+    "Interval",
+    "ItemAnalysis",
+    "ItemStat",
+    "KindRate",
+    "PairwiseSummary",
+    "QuestionAgreement",
+    "QuestionStat",
+    "RateSummary",
+    "ScoreSummary",
+    "StatModel",
+    "Verdict",
+    "agreement",
+    "breakdown",
+    "component_kind_rates",
+    "cronbach_alpha",
+    "gate_pass_rate",
+    "group_rows",
+    "item_analysis",
+    "kind_shares",
+    "paired_difference",
+    "paired_difference_of_means",
+    "pairwise_summary",
+    "per_question",
+    "score_matrix",
+    "sign_flip_p_value",
+    "summarize_scores",
+    "verdict_for",
+]

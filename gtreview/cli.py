@@ -76,9 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     from gtreview.commands_judging import add_judging_commands
 
     add_judging_commands(commands)
-    from gtreview.commands_runs import add_run_command
+    from gtreview.commands_runs import add_report_command, add_run_command
 
     add_run_command(commands)
+    add_report_command(commands)
+    from gtreview.commands_release import add_release_commands
+
+    add_release_commands(commands)
     return parser
 
 
@@ -109,7 +113,7 @@ def _fail(message: str, args: argparse.Namespace) -> None:
 
 
 def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
-    from gtreview import commands, commands_judging, commands_runs
+    from gtreview import commands, commands_judging, commands_release, commands_runs
 
     table: dict[tuple[str, str | None], Callable[[argparse.Namespace], int]] = {
         ("gui", None): commands.run_gui,
@@ -125,7 +129,10 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         ("calibrate", None): commands_judging.calibrate,
         ("harness", "import"): commands_judging.harness_import,
         ("run", None): commands_runs.run,
+        ("report", None): commands_runs.report,
     }
+    for key, handler in commands_release.HANDLERS.items():
+        table[key] = handler
     return table[(args.command, getattr(args, "action", None))]
 
 

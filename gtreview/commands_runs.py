@@ -40,6 +40,46 @@ def add_run_command(commands: Any) -> None:
     run.add_argument("--json", action="store_true")
 
 
+def add_report_command(commands: Any) -> None:
+    report = commands.add_parser("report", help="the PDF report of a pass")
+    report.add_argument("--run", dest="run_id", type=int, required=True)
+    report.add_argument("--pdf", type=Path, required=True)
+    report.add_argument("--project", type=Path, default=None)
+    report.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resampling")
+
+
+def report(args: argparse.Namespace) -> int:
+    from gtreview.commands import open_cli_project
+    from gtreview.report.analysis import analyse
+    from gtreview.report.results import load_run_results
+    from gtreview.report.run_report import write_run_report
+    from gtreview.services.workflow import signoffs
+    from gtreview.store import runs_repo, sets_repo
+
+    project = open_cli_project(args)
+    try:
+        try:
+            results = load_run_results(project.engine, args.run_id)
+        except (KeyError, ValueError) as exc:
+            raise CliError(str(exc).strip("'\"")) from None
+        set_id = next((r.set_id for r in runs_repo.list_runs(project.engine) if r.id == args.run_id), None)
+        set_name, signoff = "", ""
+        if set_id is not None:
+            set_name = next((s.name for s in sets_repo.list_sets(project.engine) if s.id == set_id), "")
+            matching = [s for s in signoffs(project.engine, set_id) if s.content_hash == results.rubric_hash]
+            signoff = (
+                f"sign-off #{matching[-1].number} by {matching[-1].reviewer}, {matching[-1].signed_at:%Y-%m-%d}"
+                if matching
+                else "draft: no sign-off matches this version of the set"
+            )
+        analysis = analyse(results, seed=args.seed)
+        write_run_report(results, analysis, args.pdf, set_name=set_name, signoff=signoff)
+    finally:
+        project.close()
+    print(f"wrote {args.pdf}")
+    return EXIT_OK
+
+
 def _models_json(args: argparse.Namespace) -> list[str]:
     from gtreview.inference.model_configs import ModelConfigError, read_models_json, to_model_specs
 

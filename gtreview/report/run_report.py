@@ -1,0 +1,383 @@
+"""The PDF report of a pass: cover, finding, summary tables, charts, breakdowns, the
+per-question table, failures and unscored items, and the full configuration."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from gtreview import __version__
+from gtreview.report.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
+from gtreview.report.document import (
+    BarChart,
+    BarSeries,
+    Heading,
+    PageBreak,
+    Paragraph,
+    ReportDocument,
+    ScatterChart,
+    ScatterPoint,
+    Table,
+)
+from gtreview.report.pdf import render_pdf
+from gtreview.report.results import RunResults, SampleStatus
+
+
+def _interval(summary: object) -> tuple[float, float] | None:
+    ci = getattr(summary, "ci", None)
+    return (ci.low, ci.high) if ci is not None else None
+
+
+def build_report(
+    results: RunResults, analysis: RunAnalysis, *, set_name: str = "", signoff: str = ""
+) -> ReportDocument:
+    doc = ReportDocument(
+        title=f"Benchmark report: {results.name}",
+        subtitle=set_name or "",
+        cover_lines=[
+            ("Benchmark set", set_name or "(rubric file)"),
+            ("Set version (rubric sha256)", results.rubric_hash[:16] + "…" if results.rubric_hash else "–"),
+            ("Sign-off", signoff or "not signed off"),
+            ("Run", f"{results.run_id} ({results.status})"),
+            ("Models", ", ".join(f"{m.label} = {m.spec}" for m in results.config.models)),
+            ("Judge", results.config.judge),
+            ("Questions × repeats", f"{len(results.questions)} × {results.repeats}"),
+            ("Generated", f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC by gtreview {__version__}"),
+        ],
+    )
+    doc.add(Heading(text="Finding"), Paragraph(text=analysis.finding, style="finding"))
+    _summary(doc, results, analysis)
+    _charts(doc, results, analysis)
+    _breakdowns(doc, results, analysis)
+    _per_question(doc, results, analysis)
+    _failures(doc, results)
+    _configuration(doc, results)
+    return doc
+
+
+def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
+    doc.add(Heading(text="Summary"))
+    doc.add(
+        Table(
+            header=[
+                "Model",
+                "Mean /10",
+                "95% CI",
+                "SD across repeats",
+                "Gate pass rate",
+                "Scored",
+                "Errors",
+                "Unscored",
+            ],
+            rows=[
+                [
+                    m.label,
+                    fmt(m.summary.mean),
+                    fmt_ci(m.summary),
+                    fmt(m.summary.sd),
+                    fmt(m.gate.rate),
+                    str(m.counts.get("scored", 0)),
+                    str(m.counts.get("error", 0)),
+                    str(m.counts.get("unscored", 0)),
+                ]
+                for m in analysis.models
+            ],
+            widths=[2, 1, 1.5, 1.3, 1.2, 0.9, 0.9, 0.9],
+            caption="Means over questions of per-question means; errors count as 0; unscored judgements are left out.",
+        )
+    )
+    if analysis.finetunes:
+        doc.add(
+            Table(
+                header=[
+                    "Fine-tune − base",
+                    "Difference",
+                    "95% CI (paired)",
+                    "p (permutation)",
+                    "Cohen's dz",
+                    "Verdict",
+                    "Reading",
+                ],
+                rows=[
+                    [
+                        f.label,
+                        fmt(f.difference.mean_difference),
+                        fmt_ci(f.difference),
+                        fmt(f.difference.p_value, 3),
+                        fmt(f.difference.cohens_dz),
+                        f.difference.verdict,
+                        f.reading,
+                    ]
+                    for f in analysis.finetunes
+                ],
+                widths=[1.5, 1, 1.4, 1.1, 1, 1.2, 1.8],
+            )
+        )
+        doc.add(
+            Table(
+                header=[
+                    "Pairwise vs base",
+                    "Wins",
+                    "Ties",
+                    "Losses",
+                    "Unknown",
+                    "Win rate",
+                    "Position bias",
+                    "Agreement with pointwise",
+                ],
+                rows=[
+                    [
+                        f.label,
+                        str(f.pairwise.wins),
+                        str(f.pairwise.ties),
+                        str(f.pairwise.losses),
+                        str(f.pairwise.unknown),
+                        fmt(f.pairwise.win_rate),
+                        fmt(f.pairwise.position_bias_rate),
+                        fmt(f.agreement.rate) if f.agreement is not None else "–",
+                    ]
+                    for f in analysis.finetunes
+                    if f.pairwise is not None
+                ],
+                caption="Each pair judged in both answer orders and reconciled by averaging; unknown pairs are never ties.",
+            )
+        )
+
+
+def _charts(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
+    doc.add(Heading(text="Charts"))
+    means = [m.summary.mean or 0.0 for m in analysis.models]
+    intervals = [_interval(m.summary) or (v, v) for m, v in zip(analysis.models, means, strict=True)]
+    doc.add(
+        BarChart(
+            title="Mean score with 95% interval",
+            categories=[m.label for m in analysis.models],
+            series=[
+                BarSeries(name="mean /10", values=means, low=[i[0] for i in intervals], high=[i[1] for i in intervals])
+            ],
+            value_max=10,
+        )
+    )
+    doc.add(
+        BarChart(
+            title="Share of points by component kind",
+            categories=[KIND_NAMES[k] for k in ("gate", "binary", "reasoning")],
+            series=[
+                BarSeries(
+                    name=m.label,
+                    values=[m.kinds[k].mean or 0.0 for k in ("gate", "binary", "reasoning")],
+                    low=[(_interval(m.kinds[k]) or (0.0, 0.0))[0] for k in ("gate", "binary", "reasoning")],
+                    high=[(_interval(m.kinds[k]) or (0.0, 0.0))[1] for k in ("gate", "binary", "reasoning")],
+                )
+                for m in analysis.models
+            ],
+            value_max=1.0,
+        )
+    )
+    histogram = []
+    for label in results.models:
+        matrix = results.score_matrix(label)
+        values = matrix[~(matrix != matrix)]  # drop NaN
+        histogram.append(
+            BarSeries(
+                name=label,
+                values=[
+                    float(((values >= b) & (values < b + 1)).sum()) if b < 10 else float((values == 10).sum())
+                    for b in range(11)
+                ],
+            )
+        )
+    doc.add(
+        BarChart(
+            title="Score distribution (samples per total)", categories=[str(b) for b in range(11)], series=histogram
+        )
+    )
+    for finetune in analysis.finetunes:
+        difference = finetune.difference
+        if difference.mean_difference is not None:
+            low, high = _interval(difference) or (difference.mean_difference, difference.mean_difference)
+            kinds = [finetune.kind_differences[k] for k in ("binary", "reasoning")]
+            doc.add(
+                BarChart(
+                    title=f"{finetune.label} − {results.base}: score and component-kind share differences",
+                    categories=["total /10", "binary facts (share)", "reasoning (share)"],
+                    series=[
+                        BarSeries(
+                            name="difference",
+                            values=[difference.mean_difference] + [k.mean_difference or 0.0 for k in kinds],
+                            low=[low] + [(_interval(k) or (0.0, 0.0))[0] for k in kinds],
+                            high=[high] + [(_interval(k) or (0.0, 0.0))[1] for k in kinds],
+                        )
+                    ],
+                    value_min=min(low, -0.5, *[(_interval(k) or (0.0, 0.0))[0] for k in kinds]),
+                    value_max=max(high, 0.5, *[(_interval(k) or (0.0, 0.0))[1] for k in kinds]),
+                    reference_line=0.0,
+                )
+            )
+        if finetune.pairwise is not None:
+            pw = finetune.pairwise
+            doc.add(
+                BarChart(
+                    title=f"Pairwise outcomes: {finetune.label} against {results.base}",
+                    categories=["wins", "ties", "losses", "unknown", "inconsistent"],
+                    series=[
+                        BarSeries(name="pairs", values=[pw.wins, pw.ties, pw.losses, pw.unknown, pw.n_inconsistent])
+                    ],
+                )
+            )
+        points = [
+            ScatterPoint(
+                x=q.means[results.base],
+                y=q.means[finetune.label],
+                x_err=q.sds[results.base] or 0.0,
+                y_err=q.sds[finetune.label] or 0.0,
+                label=q.qid,
+            )
+            for q in analysis.questions
+            if q.means.get(results.base) is not None and q.means.get(finetune.label) is not None
+        ]
+        doc.add(
+            ScatterChart(
+                title=f"Per question: {results.base} (x) against {finetune.label} (y), ± sd across repeats",
+                x_label=results.base,
+                y_label=finetune.label,
+                points=points,
+            )
+        )
+
+
+def _breakdowns(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
+    doc.add(PageBreak(), Heading(text="Breakdowns"))
+    for title, attribute in (("By section", "by_section"), ("By difficulty", "by_difficulty")):
+        groups = sorted(getattr(analysis.models[0], attribute))
+        doc.add(Heading(text=title, level=2))
+        doc.add(
+            Table(
+                header=["Group", *[f"{m.label} mean [CI]" for m in analysis.models], "Questions"],
+                rows=[
+                    [
+                        g,
+                        *[
+                            f"{fmt(getattr(m, attribute)[g].mean)} {fmt_ci(getattr(m, attribute)[g])}"
+                            for m in analysis.models
+                        ],
+                        str(getattr(analysis.models[0], attribute)[g].n_questions),
+                    ]
+                    for g in groups
+                ],
+            )
+        )
+    doc.add(Heading(text="By component kind (share of points)", level=2))
+    doc.add(
+        Table(
+            header=["Kind", *[f"{m.label} [CI]" for m in analysis.models]],
+            rows=[
+                [KIND_NAMES[k], *[f"{fmt(m.kinds[k].mean)} {fmt_ci(m.kinds[k])}" for m in analysis.models]]
+                for k in ("gate", "binary", "reasoning")
+            ],
+            caption="A fine-tune that gains on binary facts but not on reasoning has learned to recite, not to reason.",
+        )
+    )
+    items = analysis.items
+    doc.add(Heading(text="Item analysis and reliability", level=2))
+    doc.add(
+        Paragraph(
+            text=f"Cronbach's alpha over {items.n_items} questions and {items.n_respondents} answer sets: "
+            f"{fmt(items.alpha)} {('[' + fmt(items.alpha_ci.low) + ', ' + fmt(items.alpha_ci.high) + ']') if items.alpha_ci else ''}"
+            f" ({items.n_items_dropped} question(s) with unscored samples left out)."
+        )
+    )
+
+
+def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
+    doc.add(PageBreak(), Heading(text="Per question"))
+    finetunes = [f.label for f in analysis.finetunes]
+    header = [
+        "Id",
+        "Title",
+        "Sec.",
+        "Diff.",
+        *[f"{m} mean±sd" for m in results.models],
+        *[f"{f} pairwise" for f in finetunes],
+        "Item diff.",
+        "Discr.",
+    ]
+    rows = [
+        [
+            q.qid,
+            q.title[:60],
+            q.section,
+            q.difficulty[:4],
+            *[f"{fmt(q.means[m], 1)}±{fmt(q.sds[m], 1)}" for m in results.models],
+            *[fmt(q.pairwise_mean.get(f)) for f in finetunes],
+            fmt(q.item_difficulty),
+            fmt(q.discrimination),
+        ]
+        for q in analysis.questions
+    ]
+    widths = [0.6, 3.0, 0.5, 0.6, *[1.1] * len(results.models), *[0.9] * len(finetunes), 0.7, 0.7]
+    doc.add(Table(header=header, rows=rows, widths=widths))
+
+
+def _failures(doc: ReportDocument, results: RunResults) -> None:
+    doc.add(Heading(text="Failures and unscored items"))
+    rows = [
+        [s.model, s.qid, str(s.sample_index), s.status.value, (s.error or s.unscored_reason)[:120]]
+        for s in results.samples
+        if s.status in (SampleStatus.ERROR, SampleStatus.UNSCORED, SampleStatus.MISSING)
+    ]
+    if rows:
+        doc.add(
+            Table(header=["Model", "Question", "Sample", "Status", "Reason"], rows=rows, widths=[1, 0.8, 0.6, 0.8, 5])
+        )
+    else:
+        doc.add(Paragraph(text="Every answer was generated and judged."))
+
+
+def _configuration(doc: ReportDocument, results: RunResults) -> None:
+    doc.add(PageBreak(), Heading(text="Configuration"))
+    config = results.config
+    rows = [
+        ["Sampling (answers)", json.dumps(config.sampling.model_dump())],
+        [
+            "Seeds",
+            f"seed {config.sampling.seed} + sample index (0..{config.repeats - 1}); retries add 1000 per attempt",
+        ],
+        ["Judge", config.judge],
+        ["Judge sampling", json.dumps(config.judge_sampling.model_dump())],
+        ["Prompt templates (sha256)", ", ".join(f"{k}: {v[:16]}…" for k, v in results.templates.items())],
+        ["Drift check every", f"{config.drift_every} answers"],
+    ]
+    doc.add(Table(header=["Setting", "Value"], rows=rows, widths=[1.2, 4]))
+    for spec, described in results.models_described.items():
+        keys = (
+            "model_path",
+            "model_sha256",
+            "model_size",
+            "architecture",
+            "quantisation",
+            "lora_path",
+            "lora_sha256",
+            "lora_scale",
+            "chat_template_sha256",
+            "llama_cpp",
+            "llama_cpp_python",
+            "n_ctx",
+            "n_gpu_layers",
+            "n_threads",
+            "base_url",
+            "model",
+            "server",
+        )
+        detail = [[k, str(described[k])[:160]] for k in keys if k in described and described[k] is not None]
+        doc.add(
+            Heading(text=spec[:90], level=2),
+            Table(header=["Field", "Value"], rows=detail or [["(no details)", ""]], widths=[1.2, 4]),
+        )
+
+
+def write_run_report(
+    results: RunResults, analysis: RunAnalysis, out: Path, *, set_name: str = "", signoff: str = ""
+) -> Path:
+    return render_pdf(build_report(results, analysis, set_name=set_name, signoff=signoff), out)

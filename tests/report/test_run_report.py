@@ -1,0 +1,162 @@
+"""The PDF report of a pass over the sample set: analysis figures, text read back, CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from gtreview.core.rubric import Question
+from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
+from gtreview.report.analysis import analyse
+from gtreview.report.results import load_run_results
+from gtreview.report.run_report import write_run_report
+from gtreview.runs.execute import run_pass
+from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.services.sample_project import ensure_sample_project
+from gtreview.store import sets_repo
+from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
+
+
+def scripted(questions: dict[str, Question]):  # type: ignore[no-untyped-def]
+    def judge(request: CompletionRequest) -> str:
+        content = request.messages[1].content
+        question = next(q for qid, q in questions.items() if f"QUESTION {qid}:" in content)
+        if "ANSWER A:" in content:
+            first = content.split("ANSWER A:")[1]
+            return json.dumps(
+                {"reason": "r", "verdict": "[[A>B]]" if first.lstrip("\n<").startswith("tuned") else "[[B>A]]"}
+            )
+        answer = answer_of(request)
+        fixture = next((f for f in question.calibration if f.response_text == answer), None)
+        if fixture is not None:
+            return fixture_reply(question, fixture)
+        rng = random.Random(answer)
+        points = {c.id: int(c.points) for c in question.components if not c.is_gate}
+        if answer.startswith("tuned"):  # clearly better, with some spread
+            return verdict_json(question, True, {cid: p - rng.randint(0, 1) for cid, p in points.items()})
+        return verdict_json(question, rng.random() > 0.3, {cid: rng.randint(0, p // 2) for cid, p in points.items()})
+
+    def open_backend(spec: str) -> ScriptedBackend:
+        if spec == "judge":
+            return ScriptedBackend(judge, spec=spec)
+
+        def answer(request: CompletionRequest) -> CompletionResult:
+            if (
+                spec == "base"
+                and request.sampling.seed % 1000 == 7
+                and request.messages[1].content == questions["A1"].question
+            ):
+                return CompletionResult(text="")  # one question fails on one sample, after retries
+            return CompletionResult(text=f"{spec} answer with seed {request.sampling.seed % 1000}")
+
+        return ScriptedBackend(answer, spec=spec)
+
+    return open_backend
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    folder = tmp_path_factory.mktemp("report") / "sample"
+    project = ensure_sample_project(folder)
+    rubric = sets_repo.export_rubric(project.engine, 1)
+    questions = {q.id: q for q in rubric.questions}
+    config = PassConfig(
+        name="report test",
+        models=[ModelEntry(label="base", spec="base"), ModelEntry(label="tuned", spec="tuned")],
+        judge="judge",
+        repeats=3,
+        sampling=Sampling(seed=5, temperature=0.7, max_tokens=64),
+        drift_every=0,
+    )
+    pytest.MonkeyPatch().setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
+    result = run_pass(
+        project.engine,
+        config,
+        rubric.questions,
+        rubric_hash="h",
+        open_backend=scripted(questions),
+        set_id=1,
+        global_variants=rubric.global_variants,
+    )
+    yield folder, project, result.run_id
+    project.close()
+
+
+def test_analysis_figures(finished_run) -> None:  # type: ignore[no-untyped-def]
+    _, project, run_id = finished_run
+    results = load_run_results(project.engine, run_id)
+    analysis = analyse(results, n_boot=500, n_perm=2000)
+    base, tuned = analysis.models
+    assert base.counts["error"] == 1 and tuned.counts["error"] == 0
+    assert tuned.summary.mean is not None and base.summary.mean is not None and tuned.summary.mean > base.summary.mean
+    (finetune,) = analysis.finetunes
+    assert finetune.difference.verdict == "fine-tune better"
+    assert finetune.pairwise is not None and finetune.pairwise.wins == 30 and finetune.pairwise.position_bias_rate == 0
+    assert "won 30, tied 0 and lost 0 of 30 pairs" in analysis.finding
+    assert len(analysis.questions) == 10 and set(base.by_difficulty) == {"Easy", "Moderate", "Hard"}
+
+
+def test_pdf_report_reads_back(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, project, run_id = finished_run
+    results = load_run_results(project.engine, run_id)
+    out = write_run_report(
+        results, analyse(results, n_boot=500, n_perm=2000), tmp_path / "r.pdf", set_name="Mount Wirrim"
+    )
+    reader = PdfReader(str(out))
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    for expected in (
+        "Benchmark report: report test",
+        "Contents",
+        "Finding",
+        "Summary",
+        "Charts",
+        "Breakdowns",
+        "Per question",
+        "Failures and unscored items",
+        "Configuration",
+        "Cronbach",
+        "fine-tune better",
+        "page 2",
+    ):
+        assert expected in text, expected
+    for question in results.questions:
+        assert question.id in text
+    assert len(reader.outline) >= 6  # bookmarks for the sections
+    assert len(reader.pages) >= 5
+
+
+def test_report_command(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder, _, run_id = finished_run
+    out = tmp_path / "cli.pdf"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gtreview.cli",
+            "report",
+            "--run",
+            str(run_id),
+            "--pdf",
+            str(out),
+            "--project",
+            str(folder),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "draft: no sign-off matches" in "\n".join(p.extract_text() for p in PdfReader(str(out)).pages)
+    missing = subprocess.run(
+        [sys.executable, "-m", "gtreview.cli", "report", "--run", "99", "--pdf", str(out), "--project", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert missing.returncode == 2 and "no run 99" in missing.stderr

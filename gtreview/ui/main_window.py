@@ -7,11 +7,24 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget, QTabWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QTextBrowser,
+    QWidget,
+)
 
 from gtreview.core.jsonpath import Path as JsonPath
+from gtreview.report.analysis import analyse
+from gtreview.report.results import load_run_results
+from gtreview.report.run_report import write_run_report
 from gtreview.runs.plan import PassConfig
 from gtreview.services import editing, question_calibration, review, workflow
+from gtreview.services.results import ResultsBundle, load_results, reportable_runs
 from gtreview.store import runs_repo, sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
@@ -27,8 +40,10 @@ from gtreview.ui.widgets.history_view import HistoryView
 from gtreview.ui.widgets.navigator import Navigator
 from gtreview.ui.widgets.question_editor import QuestionEditor
 from gtreview.ui.widgets.question_list import QuestionList
+from gtreview.ui.widgets.results_view import ResultsView, leaderboard_rows
 from gtreview.ui.widgets.runs_view import RunsView
 from gtreview.ui.widgets.source_pane import SourcePane
+from gtreview.ui.workers import start as start_worker
 
 UNREVIEWED = frozenset(
     {sets_repo.ReviewStatus.DRAFT, sets_repo.ReviewStatus.IN_REVIEW, sets_repo.ReviewStatus.CHANGES_REQUESTED}
@@ -77,6 +92,8 @@ class MainWindow(QMainWindow):
         self.pages = QStackedWidget()
         self.pages.addWidget(self.work_splitter)
         self.pages.addWidget(self.runs_view)
+        self.results_view = ResultsView()
+        self.pages.addWidget(self.results_view)
         self.main_splitter = self._splitter(Qt.Orientation.Horizontal, self.navigator, self.pages)
         self.work_splitter.setStretchFactor(1, 3)
         self.main_splitter.setStretchFactor(1, 4)
@@ -84,6 +101,11 @@ class MainWindow(QMainWindow):
 
         self.navigator.set_selected.connect(self.open_set)
         self.navigator.runs_selected.connect(self.show_runs)
+        self.navigator.run_selected.connect(self.show_results)
+        self.results_view.run_selected.connect(self.show_results)
+        self.runs_view.table.cellDoubleClicked.connect(
+            lambda row, _c: self.show_results(int(self.runs_view.table.item(row, 0).text()))
+        )
         self.run_controller.event.connect(self.runs_view.show_event)
         self.run_controller.finished.connect(self._pass_finished)
         self.runs_view.cancel_requested.connect(self.run_controller.cancel)
@@ -126,13 +148,57 @@ class MainWindow(QMainWindow):
     def refresh(self) -> None:
         sets = sets_repo.list_sets(self.project.engine)
         signoffs = {s.id: workflow.signoffs(self.project.engine, s.id) for s in sets}
-        self.navigator.populate(list_documents(self.project.engine), sets, signoffs)
+        self.navigator.populate(
+            list_documents(self.project.engine), sets, signoffs, reportable_runs(self.project.engine)
+        )
         if sets and self.set_id is None:
             self.open_set(sets[0].id)
 
     def show_runs(self) -> None:
         self.runs_view.show_runs(runs_repo.list_runs(self.project.engine))
         self.pages.setCurrentWidget(self.runs_view)
+
+    def show_results(self, run_id: int) -> None:
+        """Analyse a pass in a worker and show it; the leaderboard compares every pass."""
+        engine, set_id = self.project.engine, self.set_id
+        self.statusBar().showMessage(f"Analysing run {run_id}…")
+
+        def done(bundle: ResultsBundle) -> None:
+            self.results_run_id = run_id
+            self.results_view.set_runs(reportable_runs(engine), run_id)
+            self.results_view.show_results(bundle.results, bundle.analysis, bundle.status)
+            self.results_view.set_leaderboard(leaderboard_rows(bundle.leaderboard))
+            self.pages.setCurrentWidget(self.results_view)
+            self.statusBar().showMessage(f"Run {run_id} analysed.", 4000)
+
+        self._results_worker = start_worker(
+            lambda: load_results(engine, run_id, set_id),
+            done,
+            lambda reason: self.statusBar().showMessage(f"Cannot show run {run_id}: {reason}", 10000),
+        )
+
+    def export_report(self, path: Path | None = None) -> None:
+        run_id = getattr(self, "results_run_id", None)
+        if run_id is None:
+            self.statusBar().showMessage("Open a pass's results first (Runs in the navigator).", 5000)
+            return
+        if path is None:
+            chosen, _ = QFileDialog.getSaveFileName(self, "Export report", f"run-{run_id}.pdf", "PDF (*.pdf)")
+            if not chosen:
+                return
+            path = Path(chosen)
+        engine = self.project.engine
+        target = path
+
+        def work() -> Path:
+            results = load_run_results(engine, run_id)
+            return write_run_report(results, analyse(results), target)
+
+        self._report_worker = start_worker(
+            work,
+            lambda out: self.statusBar().showMessage(f"Wrote {out}", 10000),
+            lambda reason: self.statusBar().showMessage(f"Report failed: {reason}", 10000),
+        )
 
     def start_pass(self) -> None:
         if self.set_id is None or self.run_controller.running:
@@ -150,6 +216,7 @@ class MainWindow(QMainWindow):
             self.show_runs()
 
     def _pass_finished(self, message: str) -> None:
+        self.refresh()
         self.runs_view.finished(message)
         self.runs_view.show_runs(runs_repo.list_runs(self.project.engine))
         self.statusBar().showMessage(message, 10000)

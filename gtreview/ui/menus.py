@@ -53,6 +53,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     )
     recent_menu = file_menu.addMenu("Open &recent")
     recent_menu.aboutToShow.connect(lambda: _fill_recent(window, recent_menu))
+    actions["export_report"] = _action(window, file_menu, "&Export report…", "Ctrl+E", lambda: window.export_report())
     file_menu.addSeparator()
     actions["quit"] = _action(window, file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)
 

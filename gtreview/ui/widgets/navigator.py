@@ -10,11 +10,13 @@ from gtreview.store.sets_repo import SetSummary
 from gtreview.store.tables import Document
 
 SET_ROLE = Qt.ItemDataRole.UserRole + 1
+RUN_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 class Navigator(QTreeWidget):
     set_selected = Signal(int)
     runs_selected = Signal()
+    run_selected = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -26,10 +28,16 @@ class Navigator(QTreeWidget):
         self.itemClicked.connect(self._clicked)
 
     def populate(
-        self, documents: list[Document], sets: list[SetSummary], signoffs: dict[int, list[SignoffInfo]] | None = None
+        self,
+        documents: list[Document],
+        sets: list[SetSummary],
+        signoffs: dict[int, list[SignoffInfo]] | None = None,
+        runs: list[tuple[int, str]] | None = None,
     ) -> None:
-        for parent in (self.corpus_item, self.sets_item, self.releases_item):
+        for parent in (self.corpus_item, self.sets_item, self.releases_item, self.runs_item):
             parent.takeChildren()
+        for run_id, name in runs or []:
+            QTreeWidgetItem(self.runs_item, [f"{run_id}: {name}"]).setData(0, RUN_ROLE, run_id)
         for document in documents:
             extent = f"{document.row_count} rows" if document.kind == "csv" else f"{document.page_count} pp."
             child = QTreeWidgetItem(self.corpus_item, [f"{document.name} ({extent})"])
@@ -61,6 +69,10 @@ class Navigator(QTreeWidget):
     def _clicked(self, item: QTreeWidgetItem) -> None:
         if item is self.runs_item:
             self.runs_selected.emit()
+            return
+        run_id = item.data(0, RUN_ROLE)
+        if isinstance(run_id, int):
+            self.run_selected.emit(run_id)
             return
         set_id = item.data(0, SET_ROLE)
         if isinstance(set_id, int):

@@ -1,0 +1,57 @@
+"""What the results view shows: a pass's figures, its status line, the leaderboard."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from sqlalchemy import Engine
+
+from gtreview.report.analysis import RunAnalysis, analyse
+from gtreview.report.results import RunResults, load_run_results
+from gtreview.services.question_calibration import latest_calibration
+from gtreview.store import runs_repo
+
+
+class ResultsBundle(BaseModel):
+    results: RunResults
+    analysis: RunAnalysis
+    status: str
+    leaderboard: list[tuple[RunResults, RunAnalysis]]
+
+
+def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
+    """The project's own passes (harness imports have no pass plan to analyse)."""
+    return [(r.id, r.name) for r in runs_repo.list_runs(engine) if r.source == "gtreview"]
+
+
+def status_line(engine: Engine, results: RunResults, set_id: int | None) -> str:
+    run_status = next((r.status for r in runs_repo.list_runs(engine) if r.id == results.run_id), "?")
+    drift = (
+        "finished: every drift check passed"
+        if run_status == "finished"
+        else "not finished: cancelled, stopped by drift, or running (run it again to resume)"
+    )
+    parts = [f"Pass {drift}."]
+    if set_id is not None:
+        checked = [latest_calibration(engine, set_id, q.id) for q in results.questions]
+        done = [c for c in checked if c is not None]
+        reproduced = sum(1 for c in done if c[1].reproduced)
+        judges = sorted({c[0] for c in done})
+        parts.append(
+            f"Calibration of the current versions: {reproduced} of {len(results.questions)} questions reproduced"
+            + (f" (judge {', '.join(judges)})" if judges else " (not calibrated)")
+            + "."
+        )
+    return " ".join(parts)
+
+
+def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int = 0) -> ResultsBundle:
+    results = load_run_results(engine, run_id)
+    analysis = analyse(results, seed=seed)
+    board = [(results, analysis)]
+    for other_id, _ in reportable_runs(engine):
+        if other_id != run_id:
+            other = load_run_results(engine, other_id)
+            board.append((other, analyse(other, seed=seed, n_boot=500, n_perm=2000)))
+    return ResultsBundle(
+        results=results, analysis=analysis, status=status_line(engine, results, set_id), leaderboard=board
+    )

@@ -1,0 +1,40 @@
+"""The results view: plots drawn from a finished pass, a click opens both answers, leaderboard, export."""
+
+from pathlib import Path
+
+from pypdf import PdfReader
+
+from tests.ui.test_runs_ui import CONFIG, scripted_open
+
+
+def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    window.run_controller.open_backend = scripted_open(window)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
+        window.start_configured_pass(CONFIG)
+    runs = window.navigator.runs_item
+    assert runs.childCount() == 1 and runs.child(0).text(0) == "1: ui pass"
+    view = window.results_view
+    window.navigator.itemClicked.emit(runs.child(0), 0)
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)
+    assert "10 questions, 2 answer(s) per question and model" in view.finding.text()
+    assert "Pass finished" in view.status.text() and "Calibration of the current versions" in view.status.text()
+    assert len(view.scatter_items) == 1 and len(view.scatter_items[0].points()) == 10
+    assert view.leaderboard.rowCount() == 2
+    spot = view.scatter_items[0].points()[0]
+    with qtbot.waitSignal(view.question_clicked) as clicked:
+        view._clicked([spot])
+    html = view.comparison.toPlainText()
+    assert (
+        clicked.args[0] in html
+        and "base — scored" in html
+        and "lora — scored" in html
+        and "An answer about saddle reefs." in html
+    )
+    window.grab().save(str(tmp_path / "results.png"))
+
+    out = tmp_path / "report.pdf"
+    window.export_report(out)
+    qtbot.waitUntil(out.exists, timeout=30000)
+    qtbot.waitUntil(lambda: "Wrote" in window.statusBar().currentMessage(), timeout=30000)
+    assert "Benchmark report: ui pass" in PdfReader(str(out)).pages[0].extract_text()

@@ -57,6 +57,7 @@ class QuestionRow(BaseModel):
     pairwise_mean: dict[str, float | None]
     item_difficulty: float | None
     discrimination: float | None
+    disagrees: list[str] = []  # fine-tunes whose pointwise and pairwise results point different ways here
 
 
 class RunAnalysis(BaseModel):
@@ -175,6 +176,7 @@ def analyse(results: RunResults, *, seed: int = 0, n_boot: int = 2000, n_perm: i
         np.concatenate([matrices[m] for m in results.models], axis=1) if results.questions else np.zeros((0, 0))
     )
     items = item_analysis(respondents, n_boot=n_boot, seed=seed)
+    disagreeing = {f.label: set(f.agreement.disagreeing) for f in finetunes if f.agreement is not None}
     rows = []
     for index, question in enumerate(results.questions):
         item = items.items[index] if index < len(items.items) else None

@@ -302,6 +302,7 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
         *[f"{f} pairwise" for f in finetunes],
         "Item diff.",
         "Discr.",
+        "Pointwise ≠ pairwise",
     ]
     rows = [
         [
@@ -313,10 +314,11 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
             *[fmt(q.pairwise_mean.get(f)) for f in finetunes],
             fmt(q.item_difficulty),
             fmt(q.discrimination),
+            ", ".join(q.disagrees),
         ]
         for q in analysis.questions
     ]
-    widths = [0.6, 3.0, 0.5, 0.6, *[1.1] * len(results.models), *[0.9] * len(finetunes), 0.7, 0.7]
+    widths = [0.6, 3.0, 0.5, 0.6, *[1.1] * len(results.models), *[0.9] * len(finetunes), 0.7, 0.7, 0.9]
     doc.add(Table(header=header, rows=rows, widths=widths))
 
 

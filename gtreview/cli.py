@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gtreview import __version__
+from gtreview.logging_setup import configure_logging, log_path
 from gtreview.paths import default_project_dir
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -92,16 +94,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or args_list[0].startswith("--project") or args_list[0] == "--sample":
         args_list = ["gui", *args_list]
     args = parser.parse_args(args_list)
+    configure_logging()
     handler = _handler(args)
     try:
         return handler(args)
     except CliError as exc:
         _fail(str(exc), args)
         return exc.status
-    except Exception as exc:
+    except Exception as exc:  # the contract is one line, never a traceback; the log keeps it
         if os.environ.get("GTREVIEW_DEBUG"):
             raise
-        _fail(f"{type(exc).__name__}: {exc}", args)
+        logging.getLogger("gtreview.cli").exception("unexpected failure in %s", args_list[:2])
+        _fail(f"{type(exc).__name__}: {exc} (details in {log_path()})", args)
         return EXIT_FINDINGS
 
 

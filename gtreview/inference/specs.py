@@ -309,3 +309,19 @@ def download_hf_file(repo_id: str, filename: str) -> Path:
     except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BackendOpenError(f"cannot download {where}: {first}") from exc
+
+
+def with_runtime_defaults(spec: str, **defaults: int) -> str:
+    """Add machine settings (``n_gpu_layers``, ``threads``) a local spec does not set itself.
+
+    The user's preferences describe the workstation; a spec's own options always win.
+    """
+    parsed = parse_model_spec(spec)
+    if parsed.kind not in ("llama", "hf"):
+        return spec
+    base, _, query = spec.partition("?")
+    present = {part.split("=", 1)[0] for part in query.split("&") if part}
+    extra = [f"{key}={value}" for key, value in defaults.items() if key in LLAMA_OPTIONS and key not in present]
+    if not extra:
+        return spec
+    return f"{base}?{'&'.join([part for part in query.split('&') if part] + extra)}"

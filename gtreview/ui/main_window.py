@@ -29,6 +29,7 @@ from gtreview.store import runs_repo, sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
 from gtreview.store.settings_repo import JUDGE_SPEC, get_setting
+from gtreview.ui.dialogs.preferences import runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.editing_session import EditSession
 from gtreview.ui.menus import build_menus
@@ -205,13 +206,16 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Open a set first; one pass runs at a time.", 5000)
             return
         name = next((s.name for s in sets_repo.list_sets(self.project.engine) if s.id == self.set_id), "set")
-        dialog = RunDialog(name, get_setting(self.project.engine, JUDGE_SPEC) or "", self)
+        judge = get_setting(self.project.engine, JUDGE_SPEC) or str(
+            self.settings.value("preferences/default_judge", "") or ""
+        )
+        dialog = RunDialog(name, judge, self)
         if dialog.exec() and dialog.config is not None:
             self.start_configured_pass(dialog.config)
 
     def start_configured_pass(self, config: PassConfig) -> None:
         assert self.set_id is not None
-        if self.run_controller.start(config, self.set_id):
+        if self.run_controller.start(config, self.set_id, runtime_defaults(self.settings)):
             self.runs_view.started(config.name)
             self.show_runs()
 

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
 from gtreview import __version__
+from gtreview.logging_setup import log_path
 from gtreview.services.question_calibration import approval_requires_calibration
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, JUDGE_SPEC, get_setting, set_setting
 
@@ -66,6 +67,9 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["undo"], actions["redo"] = undo, redo
     edit_menu.addSeparator()
     actions["reviewer"] = _action(window, edit_menu, "Reviewer &name…", None, lambda: _ask_reviewer(window))
+    actions["preferences"] = _action(
+        window, edit_menu, "&Preferences…", QKeySequence.StandardKey.Preferences, lambda: _preferences(window)
+    )
     actions["judge"] = _action(window, edit_menu, "&Judge model…", None, lambda: _ask_judge(window))
 
     review_menu = bar.addMenu("&Review")
@@ -142,8 +146,38 @@ def show_shortcut_sheet(window: MainWindow, actions: dict[str, QAction]) -> None
     box.open()
 
 
+def versions() -> dict[str, str]:
+    """gtreview, llama.cpp and Qt versions, for the About box and bug reports."""
+    from PySide6 import __version__ as pyside_version
+    from PySide6.QtCore import qVersion
+
+    try:
+        import llama_cpp
+
+        llama = f"llama-cpp-python {llama_cpp.__version__}"
+        info = llama_cpp.llama_print_system_info()
+        if isinstance(info, bytes):
+            llama += " — " + info.decode("utf-8", "replace").strip()[:160]
+    except Exception as exc:  # noqa: BLE001 - the About box must open whatever llama.cpp does
+        llama = f"unavailable ({type(exc).__name__})"
+    return {"gtreview": __version__, "llama.cpp": llama, "Qt": qVersion(), "PySide6": pyside_version}
+
+
 def _about(window: MainWindow) -> None:
-    QMessageBox.about(window, "About gtreview", f"gtreview {__version__}\nSource-grounded LLM benchmark workstation.")
+    rows = "".join(f"<tr><td><b>{escape(k)}</b></td><td>{escape(v)}</td></tr>" for k, v in versions().items())
+    QMessageBox.about(
+        window,
+        "About gtreview",
+        f"<h3>gtreview</h3><p>A desktop workstation for source-grounded LLM benchmarks.</p><table>{rows}</table>"
+        f"<p>Log file: {escape(str(log_path()))}</p>",
+    )
+
+
+def _preferences(window: MainWindow) -> None:
+    from gtreview.ui.dialogs.preferences import PreferencesDialog
+
+    if PreferencesDialog(window.settings, window).exec():
+        window.set_reviewer_name(window.reviewer_name())
 
 
 def _ask_reviewer(window: MainWindow) -> None:

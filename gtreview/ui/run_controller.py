@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.specs import with_runtime_defaults
 from gtreview.runs.backends import open_pass_backend
 from gtreview.runs.execute import PassCancelled, PassEvent, PassResult, run_pass
 from gtreview.runs.plan import PassConfig
@@ -33,9 +34,19 @@ class RunController(QObject):
     def running(self) -> bool:
         return self._cancel is not None
 
-    def start(self, config: PassConfig, set_id: int) -> bool:
+    def start(self, config: PassConfig, set_id: int, runtime: dict[str, int] | None = None) -> bool:
+        """Start a pass; ``runtime`` (GPU layers, threads) fills what local model specs leave out."""
         if self.running:
             return False
+        if runtime:
+            config = config.model_copy(
+                update={
+                    "models": [
+                        m.model_copy(update={"spec": with_runtime_defaults(m.spec, **runtime)}) for m in config.models
+                    ],
+                    "judge": with_runtime_defaults(config.judge, **runtime),
+                }
+            )
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
         rubric = sets_repo.export_rubric(engine, set_id)
         retired = {

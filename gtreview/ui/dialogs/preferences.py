@@ -1,0 +1,111 @@
+"""Preferences: reviewer name and signing key, default judge, model folders, GPU layers, threads.
+
+Stored in the user's settings (QSettings), not in projects: they describe the person
+and the machine.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from gtreview.report.signing import SigningKeyError, ensure_reviewer_key, list_reviewer_keys
+
+KEYS = {
+    "name": "reviewer/name",
+    "key": "reviewer/signing_key",
+    "judge": "preferences/default_judge",
+    "folders": "preferences/model_folders",
+    "gpu_layers": "preferences/n_gpu_layers",
+    "threads": "preferences/n_threads",
+}
+
+
+class PreferencesDialog(QDialog):
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Preferences")
+        self.settings = settings
+        self.name = QLineEdit(str(settings.value(KEYS["name"], "") or ""))
+        self.key = QComboBox(editable=True)
+        self.create_key = QPushButton("Create a key for this name")
+        self.create_key.clicked.connect(self._create_key)
+        self.judge = QLineEdit(str(settings.value(KEYS["judge"], "") or ""))
+        self.judge.setPlaceholderText("llama:/models/judge.gguf or openai:http://host:8000#model")
+        self.folders = QPlainTextEdit(str(settings.value(KEYS["folders"], "") or ""))
+        self.folders.setPlaceholderText("one folder of GGUF models per line")
+        self.folders.setMaximumHeight(70)
+        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=int(settings.value(KEYS["gpu_layers"], -1) or -1))
+        self.gpu_layers.setSpecialValueText("all (-1)")
+        self.threads = QSpinBox(minimum=0, maximum=512, value=int(settings.value(KEYS["threads"], 0) or 0))
+        self.threads.setSpecialValueText(f"automatic ({os.cpu_count()} cores)")
+        self._fill_keys(str(settings.value(KEYS["key"], "") or ""))
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key, 1)
+        key_row.addWidget(self.create_key)
+        form = QFormLayout(self)
+        form.addRow("Reviewer &name", self.name)
+        form.addRow("&Signing key", key_row)
+        form.addRow("Default &judge", self.judge)
+        form.addRow("Model &folders", self.folders)
+        form.addRow("&GPU layers", self.gpu_layers)
+        form.addRow("&Threads", self.threads)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _fill_keys(self, current: str) -> None:
+        self.key.clear()
+        try:
+            names = [k.name for k in list_reviewer_keys()]
+        except (SigningKeyError, OSError):
+            names = []
+        self.key.addItems(names)
+        self.key.setCurrentText(current)
+
+    def _create_key(self) -> None:
+        name = self.name.text().strip()
+        if not name:
+            return
+        safe = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name)
+        try:
+            ensure_reviewer_key(safe)
+        except (SigningKeyError, OSError):
+            return
+        self._fill_keys(safe)
+
+    def _save(self) -> None:
+        values = {
+            "name": self.name.text().strip(),
+            "key": self.key.currentText().strip(),
+            "judge": self.judge.text().strip(),
+            "folders": self.folders.toPlainText().strip(),
+            "gpu_layers": self.gpu_layers.value(),
+            "threads": self.threads.value(),
+        }
+        for field, value in values.items():
+            self.settings.setValue(KEYS[field], value)
+        self.accept()
+
+
+def runtime_defaults(settings: QSettings) -> dict[str, int]:
+    """GPU layers and threads to add to local model specs that do not set them."""
+    defaults = {"n_gpu_layers": int(settings.value(KEYS["gpu_layers"], -1) or -1)}
+    threads = int(settings.value(KEYS["threads"], 0) or 0)
+    if threads > 0:
+        defaults["threads"] = threads
+    return defaults

@@ -191,6 +191,7 @@ def analyse(results: RunResults, *, seed: int = 0, n_boot: int = 2000, n_perm: i
                 pairwise_mean={m: pair_means[m][index] for m in pair_means},
                 item_difficulty=item.difficulty if item else None,
                 discrimination=item.discrimination if item else None,
+                disagrees=[label for label, indices in disagreeing.items() if index in indices],
             )
         )
     analysis = RunAnalysis(

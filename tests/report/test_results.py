@@ -79,3 +79,24 @@ def test_matrices_errors_and_unscored(tmp_path: Path) -> None:
         else:
             assert (pair.label, pair.inconsistent) == ("A=B", True)
     project.close()
+
+
+def test_analysis_flags_questions_where_pointwise_and_pairwise_disagree() -> None:
+    from gtreview.report.analysis import analyse
+    from gtreview.report.results import PairResult, RunResults, SampleResult
+
+    def sample(model: str, qid: str, total: float) -> SampleResult:
+        return SampleResult(model=model, qid=qid, sample_index=0, status=SampleStatus.SCORED, total=total, gate_passed=True,
+                            awards={"C1": 3, "C2": int(total) - 3, "C3": 0})
+
+    config = PassConfig(name="d", models=[ModelEntry(label="base", spec="b"), ModelEntry(label="tuned", spec="t")], judge="j", repeats=1)
+    results = RunResults(
+        run_id=1, name="d", status="finished", config=config, questions=QUESTIONS,
+        samples=[sample("base", "A1", 3), sample("tuned", "A1", 6), sample("base", "A2", 3), sample("tuned", "A2", 6)],
+        pairs=[PairResult(qid="A1", sample_index=0, finetune="tuned", base="base", label="A>>B", average=2.0),
+               PairResult(qid="A2", sample_index=0, finetune="tuned", base="base", label="B>>A", average=-2.0)],
+    )
+    analysis = analyse(results, n_boot=200, n_perm=200)
+    assert [q.disagrees for q in analysis.questions] == [[], ["tuned"]]
+    (finetune,) = analysis.finetunes
+    assert finetune.agreement is not None and finetune.agreement.rate == 0.5

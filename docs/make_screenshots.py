@@ -1,32 +1,99 @@
-"""Screenshots of gtreview's main views on the sample project, for the docs.
+"""Screenshots of gtreview's main views on the sample project, for the README.
 
-Runs offscreen on a fresh copy of the sample project and writes PNGs to
-docs/screenshots/. Re-run after changing the UI:
+Runs offscreen on a fresh copy of the sample project (a small scripted pass supplies
+the results view with data; no model is needed) and writes PNGs to docs/screenshots/.
+Re-run after changing the UI:
 
     .venv/bin/python docs/make_screenshots.py
 """
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
+from gtreview.core.rubric import Question
+from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
+from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.services import workflow
 from gtreview.services.sample_project import ensure_sample_project
+from gtreview.store import sets_repo
 from gtreview.ui.main_window import MainWindow
 
 OUT = Path(__file__).resolve().parent / "screenshots"
 
 
+class DemoBackend:
+    """Plausible answers and verdicts without a model, so the results view has something to show."""
+
+    def __init__(self, spec: str, questions: dict[str, Question]) -> None:
+        self.spec, self.questions = spec, questions
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "demo", "spec": self.spec}
+
+    def close(self) -> None:
+        pass
+
+    def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
+        return [CompletionResult(text=self._reply(r), completion_tokens=40) for r in requests]
+
+    def _reply(self, request: CompletionRequest) -> str:
+        content = request.messages[-1].content
+        if "MARKING BLOCK" not in content:
+            return f"{self.spec} answer {request.sampling.seed}"
+        question = next(q for qid, q in self.questions.items() if f"QUESTION {qid}:" in content)
+        if "ANSWER A:" in content:
+            first = content.split("ANSWER A:")[1]
+            return json.dumps(
+                {"reason": "fuller reasoning", "verdict": "[[A>B]]" if "geo-lora" in first[:40] else "[[B>A]]"}
+            )
+        rng = random.Random(content[-60:])
+        strong = "geo-lora" in content[-80:]
+        gate = rng.random() < (0.85 if strong else 0.6)
+        components = {
+            c.id: {
+                "awarded": rng.randint(int(c.points) // 2 if strong else 0, int(c.points)),
+                "reason": "as the rubric asks",
+                "contradiction": False,
+                "do_not_credit_hit": False,
+            }
+            for c in question.components
+        }
+        return json.dumps(
+            {
+                "gate_passed": gate,
+                "gate_reason": "r",
+                "components": components,
+                "do_not_credit_hits": [],
+                "accepted_variant_used": "",
+                "demonstrated_but_unscored": [],
+                "adjudication_required": False,
+                "adjudication_note": "",
+            }
+        )
+
+
+def wait(app: QApplication, ms: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
 def main() -> None:
     app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         project = ensure_sample_project(Path(tmp) / "sample")
@@ -42,20 +109,42 @@ def main() -> None:
         window.open_set(set_id)
         window.question_list.select("C6")
         app.processEvents()
-        shots = {"review": 0, "edit": 1, "calibration": 2}
-        for name, tab in shots.items():
+        for name, tab in {"review": 0, "edit": 1, "calibration": 2}.items():
             window.tabs.setCurrentIndex(tab)
             app.processEvents()
             window.grab().save(str(OUT / f"{name}.png"))
-        window.editor.title_edit.setText("Which water level controlled oxidation at the Garibaldi?")
-        window.editor._commit(next(b for b in window.editor._bindings if b.path == ("title",)))
+        editor = window.editor
+        editor.title_edit.setText("Which water level controlled oxidation at the Garibaldi?")
+        editor._commit(next(b for b in editor._bindings if b.path == ("title",)))
         window.tabs.setCurrentIndex(3)
         app.processEvents()
         window.grab().save(str(OUT / "history.png"))
-        window.source_pane.evidence_list.setCurrentRow(1)
-        window.tabs.setCurrentIndex(0)
+
+        questions = {q.id: q for q in sets_repo.export_rubric(project.engine, set_id).questions}
+        window.run_controller.open_backend = lambda spec: DemoBackend(spec.split(":", 1)[-1], questions)  # type: ignore[assignment,return-value]
+        config = PassConfig(
+            name="base vs geo-lora",
+            judge="openai:http://judge#demo",
+            repeats=3,
+            drift_every=0,
+            models=[
+                ModelEntry(label="base", spec="openai:http://x#base"),
+                ModelEntry(label="geo-lora", spec="openai:http://x#geo-lora"),
+            ],
+            sampling=Sampling(temperature=0.7, seed=1, max_tokens=256),
+        )
+        loop = QEventLoop()
+        window.run_controller.finished.connect(lambda _message: loop.quit())
+        window.start_configured_pass(config)
+        loop.exec()
+        window.grab().save(str(OUT / "runs.png"))
+        window.show_results(1)
+        wait(app, 3000)
+        points = window.results_view.scatter_items[0].points() if window.results_view.scatter_items else []
+        if len(points):
+            window.results_view._clicked([points[0]])
         app.processEvents()
-        window.source_pane.grab().save(str(OUT / "sources.png"))
+        window.grab().save(str(OUT / "results.png"))
         window.close()
         project.close()
     print("\n".join(str(p) for p in sorted(OUT.glob("*.png"))))

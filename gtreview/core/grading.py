@@ -211,3 +211,19 @@ def record_to_contract(record: GraderRecord) -> dict[str, Any]:
     data = record.model_dump(mode="json")
     data.pop("adjustments", None)
     return data
+
+
+def settle_awards(question: Question, gate_passed: bool, awards: dict[str, int]) -> tuple[dict[str, int], int]:
+    """An expert's (or any grader's) awards under the same rules: a failed gate zeroes
+    everything, a passed gate earns its full points, awards stay within their range,
+    and the total is capped at 10. Returns the settled awards and total."""
+    settled: dict[str, int] = {}
+    for component in question.components:
+        maximum = _points(component)
+        if not gate_passed:
+            settled[component.id] = 0
+        elif component.is_gate:
+            settled[component.id] = maximum
+        else:
+            settled[component.id] = max(0, min(maximum, int(awards.get(component.id, 0))))
+    return settled, min(TOTAL_POINTS, sum(settled.values()))

@@ -17,12 +17,14 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from gtreview.core.grading import ComponentKind, component_kind
+from gtreview.core.grading import ComponentKind, component_kind, settle_awards
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.runs.plan import PassConfig, plan_pass
 from gtreview.store import runs_repo, tables
+from gtreview.store.adjudication_repo import awards_of, effective
 
 KINDS = (ComponentKind.GATE, ComponentKind.BINARY, ComponentKind.REASONING)
+PAIR_SCORES = {"A>>B": 2.0, "A>B": 1.0, "A=B": 0.0, "B>A": -1.0, "B>>A": -2.0}
 
 
 class SampleStatus(StrEnum):
@@ -37,6 +39,11 @@ class SampleResult(BaseModel):
     qid: str
     sample_index: int
     status: SampleStatus
+    generation_key: str = ""
+    judgement_key: str = ""
+    adjudicated: bool = False  # an expert's override replaced the judge's score
+    judge_total: float | None = None  # the judge's own total, kept beside an override
+    adjudication_required: bool = False
     total: float | None = None
     gate_passed: bool | None = None
     awards: dict[str, int] = Field(default_factory=dict)
@@ -50,6 +57,9 @@ class SampleResult(BaseModel):
 
 
 class PairResult(BaseModel):
+    key: str = ""
+    adjudicated: bool = False
+    judge_label: str | None = None
     qid: str
     sample_index: int
     finetune: str
@@ -143,7 +153,9 @@ class RunResults(BaseModel):
 
     def counts(self, model: str) -> dict[str, int]:
         statuses = [s.status for s in self.samples if s.model == model]
-        return {status.value: statuses.count(status) for status in SampleStatus}
+        counts = {status.value: statuses.count(status) for status in SampleStatus}
+        counts["adjudicated"] = sum(1 for s in self.samples if s.model == model and s.adjudicated)
+        return counts
 
     def pairs_of(self, finetune: str) -> list[PairResult]:
         return [p for p in self.pairs if p.finetune == finetune]
@@ -172,22 +184,25 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
     generations = {g.key: g for g in runs_repo.generations_by_keys(engine, generation_keys)}
     judgements = {j.key: j for j in _by_keys(engine, tables.Judgement, list(plan.judgement_keys.values()))}
     pair_rows = {p.key: p for p in _by_keys(engine, tables.PairJudgement, [p.key for p in plan.pairs])}
-    samples = [
-        _sample(
+    samples = []
+    for task in plan.all_generations():
+        judgement_key = plan.judgement_keys[task.key]
+        sample = _sample(
             task.model_label,
             task.question.id,
             task.sample_index,
             generations.get(task.key),
-            judgements.get(plan.judgement_keys[task.key]),
+            judgements.get(judgement_key),
         )
-        for task in plan.all_generations()
-    ]
+        sample.generation_key, sample.judgement_key = task.key, judgement_key
+        samples.append(sample)
     pairs = []
     for item in plan.pairs:
         row = pair_rows.get(item.key)
         outcome = json.loads(row.outcome_json) if row is not None else {}
         pairs.append(
             PairResult(
+                key=item.key,
                 qid=item.finetune.question.id,
                 sample_index=item.finetune.sample_index,
                 finetune=item.finetune.model_label,
@@ -199,6 +214,7 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
                 reason_swapped=outcome.get("reason_swapped", ""),
             )
         )
+    _apply_adjudications(samples, pairs, effective(engine, run_id), {q.id: q for q in questions})
     return RunResults(
         run_id=run_id,
         name=run.name,
@@ -213,6 +229,32 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         templates=templates,
         rubric_hash=run.rubric_hash,
     )
+
+
+def _apply_adjudications(
+    samples: list[SampleResult], pairs: list[PairResult], decisions: dict[str, Any], questions: dict[str, Question]
+) -> None:
+    """Every figure uses the expert's settled score where there is one; the judge's stays beside it."""
+    for sample in samples:
+        decision = decisions.get(sample.judgement_key)
+        if (
+            decision is None
+            or decision.action != "override"
+            or sample.status not in (SampleStatus.SCORED, SampleStatus.UNSCORED)
+        ):
+            continue
+        awards, total = settle_awards(questions[sample.qid], bool(decision.gate_passed), awards_of(decision))
+        sample.judge_total = sample.total
+        sample.status, sample.adjudicated = SampleStatus.SCORED, True
+        sample.gate_passed, sample.awards, sample.total = bool(decision.gate_passed), awards, float(total)
+    for pair in pairs:
+        decision = decisions.get(pair.key)
+        if decision is None or decision.action != "override" or decision.label is None:
+            continue
+        pair.judge_label, pair.adjudicated = pair.label, True
+        pair.label = decision.label
+        pair.average = PAIR_SCORES.get(decision.label)
+        pair.inconsistent = False
 
 
 def _by_keys(engine: Engine, model: Any, keys: list[str]) -> list[Any]:
@@ -243,6 +285,7 @@ def _sample(model: str, qid: str, sample_index: int, generation: Any, judgement:
     base.gate_passed = contract["gate_passed"]
     base.gate_reason = contract.get("gate_reason", "")
     base.awards = {c["id"]: c["awarded"] for c in contract["components"]}
+    base.adjudication_required = bool(contract.get("adjudication_required"))
     base.reasons = {c["id"]: c.get("reason", "") for c in contract["components"]}
     base.adjustments = payload.get("adjustments", [])
     return base

@@ -254,3 +254,44 @@ class PairJudgement(SQLModel, table=True):
     judge: str = ""
     prompt_sha256: str = ""
     created_at: datetime = Field(default_factory=utc_now)
+
+
+class Adjudication(SQLModel, table=True):
+    """An expert's decision on a judgement or a pair: confirm, override or revert.
+
+    Append-only: the judge's verdict is never changed; the latest decision that has not
+    been reverted is the one every figure uses.
+    """
+
+    __tablename__ = "adjudication"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    target: str  # judgement | pair
+    key: str = Field(index=True)  # the judgement's or the pair's content key
+    actor: str
+    action: str  # confirm | override | revert
+    gate_passed: bool | None = None
+    awards_json: str = Field(default="{}", sa_column=Column(Text, nullable=False, server_default="{}"))
+    total: int | None = None
+    label: str | None = None  # a pair's settled verdict
+    reverts_id: int | None = None
+    reason: str = ""
+    at: datetime = Field(default_factory=utc_now)
+
+
+class HumanGrade(SQLModel, table=True):
+    """An expert's own grading of an answer, in the judge's component form (append-only)."""
+
+    __tablename__ = "human_grade"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    generation_key: str = Field(index=True)
+    grader: str
+    blind: bool = True
+    gate_passed: bool
+    awards_json: str = Field(sa_column=Column(Text, nullable=False))
+    total: int
+    comment: str = ""
+    at: datetime = Field(default_factory=utc_now)

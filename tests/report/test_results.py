@@ -62,8 +62,8 @@ def test_matrices_errors_and_unscored(tmp_path: Path) -> None:
     tuned = results.score_matrix("tuned")
     assert base.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]  # gate failed twice, error (=0) once, per question
     assert np.isnan(tuned[:, 1]).all() and tuned[:, [0, 2]].tolist() == [[5.0, 5.0], [5.0, 5.0]]
-    assert results.counts("base") == {"scored": 4, "error": 2, "unscored": 0, "missing": 0}
-    assert results.counts("tuned") == {"scored": 4, "error": 0, "unscored": 2, "missing": 0}
+    assert results.counts("base") == {"scored": 4, "error": 2, "unscored": 0, "missing": 0, "adjudicated": 0}
+    assert results.counts("tuned") == {"scored": 4, "error": 0, "unscored": 2, "missing": 0, "adjudicated": 0}
     errors = [s for s in results.samples if s.status is SampleStatus.ERROR]
     assert all(s.total == 0 and s.gate_passed is False and s.error for s in errors)
     gate = results.gate_matrix("tuned")
@@ -86,15 +86,30 @@ def test_analysis_flags_questions_where_pointwise_and_pairwise_disagree() -> Non
     from gtreview.report.results import PairResult, RunResults, SampleResult
 
     def sample(model: str, qid: str, total: float) -> SampleResult:
-        return SampleResult(model=model, qid=qid, sample_index=0, status=SampleStatus.SCORED, total=total, gate_passed=True,
-                            awards={"C1": 3, "C2": int(total) - 3, "C3": 0})
+        return SampleResult(
+            model=model,
+            qid=qid,
+            sample_index=0,
+            status=SampleStatus.SCORED,
+            total=total,
+            gate_passed=True,
+            awards={"C1": 3, "C2": int(total) - 3, "C3": 0},
+        )
 
-    config = PassConfig(name="d", models=[ModelEntry(label="base", spec="b"), ModelEntry(label="tuned", spec="t")], judge="j", repeats=1)
+    config = PassConfig(
+        name="d", models=[ModelEntry(label="base", spec="b"), ModelEntry(label="tuned", spec="t")], judge="j", repeats=1
+    )
     results = RunResults(
-        run_id=1, name="d", status="finished", config=config, questions=QUESTIONS,
+        run_id=1,
+        name="d",
+        status="finished",
+        config=config,
+        questions=QUESTIONS,
         samples=[sample("base", "A1", 3), sample("tuned", "A1", 6), sample("base", "A2", 3), sample("tuned", "A2", 6)],
-        pairs=[PairResult(qid="A1", sample_index=0, finetune="tuned", base="base", label="A>>B", average=2.0),
-               PairResult(qid="A2", sample_index=0, finetune="tuned", base="base", label="B>>A", average=-2.0)],
+        pairs=[
+            PairResult(qid="A1", sample_index=0, finetune="tuned", base="base", label="A>>B", average=2.0),
+            PairResult(qid="A2", sample_index=0, finetune="tuned", base="base", label="B>>A", average=-2.0),
+        ],
     )
     analysis = analyse(results, n_boot=200, n_perm=200)
     assert [q.disagrees for q in analysis.questions] == [[], ["tuned"]]

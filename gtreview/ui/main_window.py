@@ -6,7 +6,7 @@ import getpass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
@@ -29,6 +29,7 @@ from gtreview.store import runs_repo, sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
 from gtreview.store.settings_repo import JUDGE_SPEC, get_setting
+from gtreview.ui.adjudication_controller import AdjudicationController
 from gtreview.ui.dialogs.preferences import runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.editing_session import EditSession
@@ -95,6 +96,9 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.runs_view)
         self.results_view = ResultsView()
         self.pages.addWidget(self.results_view)
+        self.adjudication = AdjudicationController(project, self.index, self.reviewer_name, self)
+        self.pages.addWidget(self.adjudication.queue_view)
+        self.pages.addWidget(self.adjudication.grading_view)
         self.main_splitter = self._splitter(Qt.Orientation.Horizontal, self.navigator, self.pages)
         self.work_splitter.setStretchFactor(1, 3)
         self.main_splitter.setStretchFactor(1, 4)
@@ -102,6 +106,7 @@ class MainWindow(QMainWindow):
 
         self.navigator.set_selected.connect(self.open_set)
         self.navigator.runs_selected.connect(self.show_runs)
+        self.adjudication.message.connect(lambda message: self.statusBar().showMessage(message, 8000))
         self.navigator.run_selected.connect(self.show_results)
         self.results_view.run_selected.connect(self.show_results)
         self.runs_view.table.cellDoubleClicked.connect(
@@ -177,6 +182,27 @@ class MainWindow(QMainWindow):
             done,
             lambda reason: self.statusBar().showMessage(f"Cannot show run {run_id}: {reason}", 10000),
         )
+
+    def _run_for_expert(self) -> int | None:
+        run_id = getattr(self, "results_run_id", None)
+        if run_id is None:
+            runs = reportable_runs(self.project.engine)
+            run_id = runs[-1][0] if runs else None
+        if run_id is None:
+            self.statusBar().showMessage("No pass yet: run one first (Run > Run a pass).", 5000)
+        return run_id
+
+    def show_adjudication(self) -> None:
+        run_id = self._run_for_expert()
+        if run_id is not None:
+            self.adjudication.open_queue(run_id, self.set_id)
+            self.pages.setCurrentWidget(self.adjudication.queue_view)
+
+    def show_grading(self) -> None:
+        run_id = self._run_for_expert()
+        if run_id is not None:
+            self.adjudication.open_grading(run_id)
+            self.pages.setCurrentWidget(self.adjudication.grading_view)
 
     def export_report(self, path: Path | None = None) -> None:
         run_id = getattr(self, "results_run_id", None)
@@ -332,8 +358,8 @@ class MainWindow(QMainWindow):
         geometry = self.settings.value("main_window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1500, 950)
+        size = self.settings.value("main_window/size")
+        self.resize(size if isinstance(size, QSize) else QSize(1500, 950))  # some platforms restore no size
         for key, splitter in self._splitters().items():
             state = self.settings.value(f"main_window/{key}")
             if state is not None:
@@ -352,6 +378,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.editor.commit_pending()
         self.settings.setValue("main_window/geometry", self.saveGeometry())
+        self.settings.setValue("main_window/size", self.size())
         for key, splitter in self._splitters().items():
             self.settings.setValue(f"main_window/{key}", splitter.saveState())
         super().closeEvent(event)

@@ -96,6 +96,9 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["run_pass"] = _action(window, run_menu, "Run a &pass…", "Ctrl+Shift+P", window.start_pass)
     actions["show_runs"] = _action(window, run_menu, "Show &runs", "Ctrl+5", window.show_runs)
     actions["cancel_pass"] = _action(window, run_menu, "&Cancel the pass", None, window.run_controller.cancel)
+    run_menu.addSeparator()
+    actions["adjudication"] = _action(window, run_menu, "&Adjudication queue", "Ctrl+6", window.show_adjudication)
+    actions["grading"] = _action(window, run_menu, "&Blind grading", "Ctrl+7", window.show_grading)
 
     go_menu = bar.addMenu("&Go")
     actions["next"] = _action(window, go_menu, "&Next question", "Alt+Down", lambda: window.go_next(1))

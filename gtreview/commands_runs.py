@@ -53,6 +53,7 @@ def report(args: argparse.Namespace) -> int:
     from gtreview.report.analysis import analyse
     from gtreview.report.results import load_run_results
     from gtreview.report.run_report import write_run_report
+    from gtreview.services.adjudication import agreement_report
     from gtreview.services.workflow import signoffs
     from gtreview.store import runs_repo, sets_repo
 
@@ -73,7 +74,8 @@ def report(args: argparse.Namespace) -> int:
                 else "draft: no sign-off matches this version of the set"
             )
         analysis = analyse(results, seed=args.seed)
-        write_run_report(results, analysis, args.pdf, set_name=set_name, signoff=signoff)
+        agreement = agreement_report(project.engine, args.run_id, seed=args.seed)
+        write_run_report(results, analysis, args.pdf, set_name=set_name, signoff=signoff, agreement=agreement)
     finally:
         project.close()
     print(f"wrote {args.pdf}")

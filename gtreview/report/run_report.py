@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from gtreview import __version__
 from gtreview.report.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
@@ -30,7 +31,7 @@ def _interval(summary: object) -> tuple[float, float] | None:
 
 
 def build_report(
-    results: RunResults, analysis: RunAnalysis, *, set_name: str = "", signoff: str = ""
+    results: RunResults, analysis: RunAnalysis, *, set_name: str = "", signoff: str = "", agreement: Any = None
 ) -> ReportDocument:
     doc = ReportDocument(
         title=f"Benchmark report: {results.name}",
@@ -52,8 +53,53 @@ def build_report(
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)
     _failures(doc, results)
+    if agreement is not None and agreement.n_graded:
+        _agreement(doc, agreement)
     _configuration(doc, results)
     return doc
+
+
+def _agreement(doc: ReportDocument, agreement: Any) -> None:
+    """Judge against the expert on the hand-graded sample (and experts among themselves)."""
+    doc.add(Heading(text="Judge against expert"))
+    totals, gate = agreement.totals, agreement.gate
+    rows = [
+        ["Hand-graded answers", str(agreement.n_graded)],
+        ["Graders", ", ".join(agreement.graders)],
+        ["Gate agreement (Cohen's kappa)", fmt(gate.kappa if gate else None)],
+        ["Totals: weighted kappa (quadratic)", fmt(totals.kappa.kappa if totals else None)],
+        ["Totals: Krippendorff's alpha (interval)", fmt(totals.alpha.alpha if totals else None)],
+        ["Mean absolute difference", fmt(totals.mad if totals else None)],
+        ["Judge minus expert (leniency)", fmt(totals.mean_signed_difference if totals else None)],
+    ]
+    doc.add(Table(header=["Measure", "Value"], rows=rows, widths=[2, 1]))
+    if agreement.components:
+        doc.add(
+            Table(
+                header=["Component", "Answers", "Exact agreement", "Mean abs. difference", "Judge − expert"],
+                rows=[
+                    [cid, str(c.n), fmt(c.exact_rate), fmt(c.mad), fmt(c.mean_signed_difference)]
+                    for cid, c in agreement.components.items()
+                ],
+            )
+        )
+    if agreement.most_disagreeing:
+        doc.add(Heading(text="Questions where judge and expert disagree most", level=2))
+        doc.add(
+            Table(
+                header=["Question", "Answers", "Mean abs. difference", "Judge − expert"],
+                rows=[
+                    [q.question_id, str(q.n), fmt(q.mad), fmt(q.mean_signed_difference)]
+                    for q in agreement.most_disagreeing
+                ],
+            )
+        )
+    if agreement.inter_rater is not None:
+        doc.add(
+            Paragraph(
+                text=f"Between experts: Krippendorff's alpha on totals {fmt(agreement.inter_rater.total_alpha.alpha)}."
+            )
+        )
 
 
 def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
@@ -80,11 +126,13 @@ def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) ->
                     str(m.counts.get("scored", 0)),
                     str(m.counts.get("error", 0)),
                     str(m.counts.get("unscored", 0)),
+                    str(m.counts.get("adjudicated", 0)),
                 ]
                 for m in analysis.models
             ],
-            widths=[2, 1, 1.5, 1.3, 1.2, 0.9, 0.9, 0.9],
-            caption="Means over questions of per-question means; errors count as 0; unscored judgements are left out.",
+            widths=[2, 1, 1.5, 1.3, 1.2, 0.9, 0.9, 0.9, 1.1],
+            caption="Means over questions of per-question means; errors count as 0; unscored judgements are left out; "
+            "adjudicated: samples whose score an expert settled (figures use the settled score).",
         )
     )
     if analysis.finetunes:
@@ -380,6 +428,12 @@ def _configuration(doc: ReportDocument, results: RunResults) -> None:
 
 
 def write_run_report(
-    results: RunResults, analysis: RunAnalysis, out: Path, *, set_name: str = "", signoff: str = ""
+    results: RunResults,
+    analysis: RunAnalysis,
+    out: Path,
+    *,
+    set_name: str = "",
+    signoff: str = "",
+    agreement: Any = None,
 ) -> Path:
-    return render_pdf(build_report(results, analysis, set_name=set_name, signoff=signoff), out)
+    return render_pdf(build_report(results, analysis, set_name=set_name, signoff=signoff, agreement=agreement), out)

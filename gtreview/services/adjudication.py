@@ -16,6 +16,18 @@ from sqlalchemy import Engine
 
 from gtreview.core.grading import settle_awards
 from gtreview.core.rubric import Question
+from gtreview.core.statistics import (
+    ComponentAgreement,
+    InterRater,
+    KappaResult,
+    QuestionDisagreement,
+    TotalAgreement,
+    cohens_kappa,
+    component_agreement,
+    inter_rater,
+    most_disagreeing,
+    total_agreement,
+)
 from gtreview.report.results import PAIR_SCORES, RunResults, SampleStatus, load_run_results
 from gtreview.services.question_calibration import latest_calibration
 from gtreview.store import adjudication_repo, tables
@@ -299,4 +311,68 @@ def save_grade(
             total=total,
             comment=comment,
         ),
+    )
+
+
+# -- agreement between judge and experts -----------------------------------------------
+
+
+class AgreementReport(BaseModel):
+    n_graded: int
+    graders: list[str]
+    gate: KappaResult | None
+    totals: TotalAgreement | None
+    components: dict[str, ComponentAgreement]
+    most_disagreeing: list[QuestionDisagreement]
+    inter_rater: InterRater | None
+
+
+def agreement_report(engine: Engine, run_id: int, *, seed: int = 0) -> AgreementReport:
+    """Judge against expert on the hand-graded answers (the judge's own verdict, not an
+    adjudicated one), and experts among themselves where two or more graded the same."""
+    results = load_run_results(engine, run_id)
+    by_generation = {s.generation_key: s for s in results.samples}
+    grades = adjudication_repo.grades(engine, run_id)
+    judge_gate: list[bool] = []
+    expert_gate: list[bool] = []
+    judge_totals: list[int | None] = []
+    expert_totals: list[int | None] = []
+    question_ids: list[str] = []
+    judge_awards: list[dict[str, int]] = []
+    expert_awards: list[dict[str, int]] = []
+    maxima: dict[str, int] = {}
+    questions = {q.id: q for q in results.questions}
+    for grade in grades:
+        sample = by_generation.get(grade.generation_key)
+        if sample is None or sample.status is not SampleStatus.SCORED or sample.adjudicated:
+            continue  # only the judge's own, scored verdicts are compared
+        judge_gate.append(bool(sample.gate_passed))
+        expert_gate.append(grade.gate_passed)
+        judge_totals.append(None if sample.total is None else int(sample.total))
+        expert_totals.append(grade.total)
+        question_ids.append(sample.qid)
+        judge_awards.append(sample.awards)
+        expert_awards.append(adjudication_repo.awards_of(grade))
+        for component in questions[sample.qid].components:
+            maxima[component.id] = max(maxima.get(component.id, 0), int(component.points))
+    n = len(judge_totals)
+    graders = sorted({g.grader for g in grades})
+    by_expert: dict[str, dict[str, tuple[bool, int]]] = {}
+    for grade in grades:
+        by_expert.setdefault(grade.grader, {})[grade.generation_key] = (grade.gate_passed, grade.total)
+    return AgreementReport(
+        n_graded=n,
+        graders=graders,
+        gate=cohens_kappa(judge_gate, expert_gate) if n else None,
+        totals=total_agreement(judge_totals, expert_totals, question_ids=question_ids, seed=seed) if n else None,
+        components=component_agreement(judge_awards, expert_awards, maxima) if n else {},
+        most_disagreeing=most_disagreeing(
+            [
+                (q, float(j or 0), float(e or 0))
+                for q, j, e in zip(question_ids, judge_totals, expert_totals, strict=True)
+            ]
+        )
+        if n
+        else [],
+        inter_rater=inter_rater(by_expert, seed=seed) if len(by_expert) >= 2 else None,
     )

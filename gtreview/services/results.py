@@ -5,8 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.report.analysis import RunAnalysis, analyse
+from gtreview.report.analysis import RunAnalysis, analyse, fmt
 from gtreview.report.results import RunResults, load_run_results
+from gtreview.services.adjudication import agreement_report
 from gtreview.services.question_calibration import latest_calibration
 from gtreview.store import runs_repo
 
@@ -31,6 +32,16 @@ def status_line(engine: Engine, results: RunResults, set_id: int | None) -> str:
         else "not finished: cancelled, stopped by drift, or running (run it again to resume)"
     )
     parts = [f"Pass {drift}."]
+    agreement = agreement_report(engine, results.run_id)
+    if agreement.n_graded and agreement.totals is not None:
+        gate = agreement.gate.kappa if agreement.gate is not None else None
+        parts.append(
+            f"Judge vs expert on {agreement.n_graded} hand-graded answers: gate kappa {fmt(gate)}, "
+            f"total alpha {fmt(agreement.totals.alpha.alpha)}, mean abs. difference {fmt(agreement.totals.mad)}."
+        )
+    adjudicated = sum(1 for s in results.samples if s.adjudicated)
+    if adjudicated:
+        parts.append(f"{adjudicated} score(s) settled by an expert.")
     if set_id is not None:
         checked = [latest_calibration(engine, set_id, q.id) for q in results.questions]
         done = [c for c in checked if c is not None]

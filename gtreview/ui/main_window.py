@@ -24,6 +24,7 @@ from gtreview.report.results import load_run_results
 from gtreview.report.run_report import write_run_report
 from gtreview.runs.plan import PassConfig
 from gtreview.services import editing, question_calibration, review, workflow
+from gtreview.services.adjudication import agreement_report
 from gtreview.services.results import ResultsBundle, load_results, reportable_runs
 from gtreview.store import runs_repo, sets_repo
 from gtreview.store.corpus_repo import list_documents
@@ -219,7 +220,7 @@ class MainWindow(QMainWindow):
 
         def work() -> Path:
             results = load_run_results(engine, run_id)
-            return write_run_report(results, analyse(results), target)
+            return write_run_report(results, analyse(results), target, agreement=agreement_report(engine, run_id))
 
         self._report_worker = start_worker(
             work,

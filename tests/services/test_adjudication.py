@@ -161,3 +161,32 @@ def test_blind_grading_sample_hides_model_and_judge(finished) -> None:  # type: 
 
     (grade,) = grades(engine, run_id)
     assert grade.total == 9 and awards_of(grade) == {"C1": 3, "C2": 2, "C3": 4}  # settled by the rules
+
+
+def test_agreement_between_judge_and_experts(finished, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from pypdf import PdfReader
+
+    from gtreview.report.run_report import write_run_report
+
+    engine, _, run_id = finished
+    items = adj.grading_sample(engine, run_id, grader="geo", size=4, seed=3)
+    results = load_run_results(engine, run_id)
+    judged = {s.generation_key: s for s in results.samples}
+    expected_diffs = []
+    for number, item in enumerate(items):
+        sample = judged[item.generation_key]
+        fail = number == 0  # the expert fails the gate once where the judge passed it
+        awards = {k: v for k, v in sample.awards.items() if k != "C1"}
+        adj.save_grade(engine, run_id, item, grader="geo", gate_passed=not fail, awards=awards)
+        adj.save_grade(engine, run_id, item, grader="geo2", gate_passed=True, awards=awards)
+        expected_diffs.append(abs((sample.total or 0) - (0 if fail else sample.total or 0)))
+    report = adj.agreement_report(engine, run_id)
+    assert report.n_graded == 8 and report.graders == ["geo", "geo2"]
+    assert report.totals is not None
+    assert abs(report.totals.mad - sum(expected_diffs) / 8) < 1e-9  # one disagreement over 8 pairs
+    assert report.gate is not None and report.gate.observed == 7 / 8
+    assert report.inter_rater is not None and len(report.inter_rater.pairs) == 1
+    assert report.most_disagreeing[0].question_id == judged[items[0].generation_key].qid
+    out = write_run_report(results, analyse(results, n_boot=100, n_perm=100), tmp_path / "r.pdf", agreement=report)
+    text = "\n".join(p.extract_text() for p in PdfReader(str(out)).pages)
+    assert "Judge against expert" in text and "Hand-graded answers" in text

@@ -340,7 +340,13 @@ def test_hf_download_through_hf_endpoint_then_offline(tmp_path: Path, fake_hub: 
 def test_runtime_defaults_fill_only_what_a_spec_leaves_out() -> None:
     from gtreview.inference.specs import with_runtime_defaults
 
-    assert with_runtime_defaults("llama:/m/a.gguf", n_gpu_layers=20, threads=8) == "llama:/m/a.gguf?n_gpu_layers=20&threads=8"
-    assert with_runtime_defaults("llama:/m/a.gguf?threads=2", n_gpu_layers=0, threads=8) == "llama:/m/a.gguf?threads=2&n_gpu_layers=0"
+    assert (
+        with_runtime_defaults("llama:/m/a.gguf", n_gpu_layers=20, threads=8)
+        == "llama:/m/a.gguf?n_gpu_layers=20&threads=8"
+    )
+    assert (
+        with_runtime_defaults("llama:/m/a.gguf?threads=2", n_gpu_layers=0, threads=8)
+        == "llama:/m/a.gguf?threads=2&n_gpu_layers=0"
+    )
     assert with_runtime_defaults("openai:http://h:8000#m", n_gpu_layers=0) == "openai:http://h:8000#m"
     parse_model_spec(with_runtime_defaults("llama:/m/a.gguf?lora=/m/l.gguf", n_gpu_layers=-1))

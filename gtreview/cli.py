@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--json", action="store_true")
     _add_project(loc)
 
-    corpus = commands.add_parser("corpus", help="import and list corpus documents").add_subparsers(
+    corpus = commands.add_parser("corpus", help="import, list and explore corpus documents").add_subparsers(
         dest="action", metavar="ACTION", required=True
     )
     cimp = corpus.add_parser("import", help="import .txt, .md, .csv and text .pdf files (folders are searched)")
@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     clist = corpus.add_parser("list", help="list the documents of the project")
     clist.add_argument("--json", action="store_true")
     _add_project(clist)
+    from gtreview.commands_corpus import add_inventory_command
+
+    add_inventory_command(corpus)
     from gtreview.commands_judging import add_judging_commands
 
     add_judging_commands(commands)
@@ -117,7 +120,7 @@ def _fail(message: str, args: argparse.Namespace) -> None:
 
 
 def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
-    from gtreview import commands, commands_judging, commands_release, commands_runs
+    from gtreview import commands, commands_corpus, commands_judging, commands_release, commands_runs
 
     table: dict[tuple[str, str | None], Callable[[argparse.Namespace], int]] = {
         ("gui", None): commands.run_gui,
@@ -127,6 +130,7 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         ("rubric", "locators"): commands.rubric_locators,
         ("corpus", "import"): commands.corpus_import,
         ("corpus", "list"): commands.corpus_list,
+        ("corpus", "inventory"): commands_corpus.corpus_inventory,
         ("grades", "check"): commands_judging.grades_check,
         ("score", None): commands_judging.score,
         ("compare", None): commands_judging.compare,

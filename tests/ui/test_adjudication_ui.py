@@ -19,9 +19,11 @@ def flagging_open(window):  # type: ignore[no-untyped-def]
         qid, question = next((qid, q) for qid, q in questions.items() if f"QUESTION {qid}:" in content)
         return verdict_json(question, True, {}, adjudication_required=qid == "A1", adjudication_note="novel")
 
-    answers = lambda spec: ScriptedBackend(
-        lambda r: CompletionResult(text=f"The reef answer, variant {r.sampling.seed} {len(spec)}."), spec=spec
-    )  # noqa: E731
+    def answers(spec: str) -> ScriptedBackend:
+        return ScriptedBackend(
+            lambda r: CompletionResult(text=f"The reef answer, variant {r.sampling.seed} {len(spec)}."), spec=spec
+        )
+
     return lambda spec: ScriptedBackend(judge, spec=spec) if spec.startswith("openai:http://judge") else answers(spec)
 
 

@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     from gtreview.commands_release import add_release_commands
 
     add_release_commands(commands)
+    from gtreview.commands_authoring import add_authoring_commands
+
+    add_authoring_commands(commands)
     return parser
 
 
@@ -120,7 +123,14 @@ def _fail(message: str, args: argparse.Namespace) -> None:
 
 
 def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
-    from gtreview import commands, commands_corpus, commands_judging, commands_release, commands_runs
+    from gtreview import (
+        commands,
+        commands_authoring,
+        commands_corpus,
+        commands_judging,
+        commands_release,
+        commands_runs,
+    )
 
     table: dict[tuple[str, str | None], Callable[[argparse.Namespace], int]] = {
         ("gui", None): commands.run_gui,
@@ -139,7 +149,7 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         ("run", None): commands_runs.run,
         ("report", None): commands_runs.report,
     }
-    for key, handler in commands_release.HANDLERS.items():
+    for key, handler in [*commands_release.HANDLERS.items(), *commands_authoring.HANDLERS.items()]:
         table[key] = handler
     return table[(args.command, getattr(args, "action", None))]
 

@@ -9,6 +9,11 @@ Sampling is not ours to set here. The Claude API version that the SDK sends
 so only ``max_tokens`` is taken from ``Sampling``; describe() records that, because
 a repeat of a Claude judgement is a new sample, not a replay.
 
+Prompt caching: drafting sends the same long corpus context as the first user message
+of every request, so that message goes as a text block with ``cache_control`` (when
+the request asks via ``cache_prefix`` or the message is long). Repeats then bill the
+context at the cache-read rate; ``prompt_tokens`` still counts the whole prompt.
+
 The API key is a secret the user trusted us with: it is resolved once (argument, then
 the OS keyring, then ``ANTHROPIC_API_KEY``), kept out of describe() and repr, and
 masked in every error text in case a proxy echoes it.
@@ -25,7 +30,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import anthropic
-from anthropic.types import MessageParam, TextBlock, ToolChoiceToolParam, ToolParam, ToolUseBlock
+from anthropic.types import MessageParam, TextBlock, TextBlockParam, ToolChoiceToolParam, ToolParam, ToolUseBlock
 
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
 from gtreview.inference.pooled import PooledBackend, one_line
@@ -39,6 +44,9 @@ KEYRING_SERVICE = "gtreview"
 KEYRING_USERNAME = "anthropic"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 _KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]+")
+# A first user message longer than this is sent as a cached block (Claude caches
+# prompts of at least about 1,024 tokens; shorter marked prefixes are just not cached).
+CACHE_MIN_CHARS = 2000
 _SAMPLING_NOTE = (
     "server defaults: the Claude API version sent takes no temperature, top_p or top_k and has no seed; "
     "only max_tokens is honoured"
@@ -129,6 +137,7 @@ class AnthropicBackend(PooledBackend):
             "api_version": self._client.default_headers.get("anthropic-version"),
             "max_concurrency": self.max_concurrency,
             "structured_output": "forced tool use",
+            "prompt_caching": f"first user message when asked or longer than {CACHE_MIN_CHARS} characters",
             "sampling": _SAMPLING_NOTE,
             "seed": None,
             "model_end_of_life": self.deprecation,
@@ -152,9 +161,13 @@ class AnthropicBackend(PooledBackend):
 
     def _complete(self, request: CompletionRequest) -> CompletionResult:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        cached = _cached_message(request)
         messages: list[MessageParam] = []
-        for m in request.messages:
-            if m.role == "user":
+        for index, m in enumerate(request.messages):
+            if index == cached:
+                block: TextBlockParam = {"type": "text", "text": m.content, "cache_control": {"type": "ephemeral"}}
+                messages.append({"role": "user", "content": [block]})
+            elif m.role == "user":
                 messages.append({"role": "user", "content": m.content})
             elif m.role == "assistant":
                 messages.append({"role": "assistant", "content": m.content})
@@ -194,12 +207,18 @@ class AnthropicBackend(PooledBackend):
             finish = "length"
         elif reply.stop_reason == "refusal":
             finish, error = "error", "the model refused to answer (stop_reason=refusal)"
+        usage = reply.usage
+        # With caching, input_tokens counts only what came after the cache breakpoint;
+        # the prompt's size is the sum of the three.
+        prompt_tokens = (
+            usage.input_tokens + (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
+        )
         return CompletionResult(
             text=text,
             finish_reason=finish,
             error=error,
-            prompt_tokens=reply.usage.input_tokens,
-            completion_tokens=reply.usage.output_tokens,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=usage.output_tokens,
         )
 
     def _error(self, message: str) -> CompletionResult:
@@ -207,6 +226,18 @@ class AnthropicBackend(PooledBackend):
 
     def _mask(self, text: str) -> str:
         return _KEY_PATTERN.sub("sk-ant-***", text.replace(self._secret, "***"))
+
+
+def _cached_message(request: CompletionRequest) -> int | None:
+    """Index of the message to mark for prompt caching: the first user message, when
+    the caller asks for it or it is long enough to be a shared context (a corpus, a
+    rubric) worth caching. The cache covers everything up to and including it."""
+    first = next((i for i, m in enumerate(request.messages) if m.role == "user"), None)
+    if first is None:
+        return None
+    if request.cache_prefix or len(request.messages[first].content) > CACHE_MIN_CHARS:
+        return first
+    return None
 
 
 def _deprecation(model: str) -> str | None:

@@ -38,6 +38,9 @@ class CompletionRequest(BaseModel):
     sampling: Sampling = Field(default_factory=Sampling)
     json_schema: dict[str, Any] | None = None  # constrain the reply to this JSON schema
     schema_name: str = "reply"
+    # Ask a backend that supports prompt caching (Anthropic) to cache the first user
+    # message: drafting sends the same long corpus context with every request.
+    cache_prefix: bool = False
 
 
 class CompletionResult(BaseModel):

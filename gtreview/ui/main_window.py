@@ -8,7 +8,6 @@ from typing import Any
 
 from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog,
     QLabel,
     QMainWindow,
     QSplitter,
@@ -19,13 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from gtreview.core.jsonpath import Path as JsonPath
-from gtreview.report.analysis import analyse
-from gtreview.report.results import load_run_results
-from gtreview.report.run_report import write_run_report
 from gtreview.runs.plan import PassConfig
 from gtreview.services import editing, question_calibration, review, workflow
-from gtreview.services.adjudication import agreement_report
-from gtreview.services.results import ResultsBundle, load_results, reportable_runs
+from gtreview.services.corpus_review import set_synonym_confirmed
+from gtreview.services.results import reportable_runs
 from gtreview.store import runs_repo, sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
@@ -35,25 +31,26 @@ from gtreview.ui.dialogs.preferences import runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.editing_session import EditSession
 from gtreview.ui.menus import build_menus
+from gtreview.ui.pages import PagesMixin
 from gtreview.ui.review_controller import ReviewController, ask_comment_dialog
 from gtreview.ui.run_controller import RunController
 from gtreview.ui.widgets import html
+from gtreview.ui.widgets.corpus_view import CorpusView
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
 from gtreview.ui.widgets.history_view import HistoryView
 from gtreview.ui.widgets.navigator import Navigator
 from gtreview.ui.widgets.question_editor import QuestionEditor
 from gtreview.ui.widgets.question_list import QuestionList
-from gtreview.ui.widgets.results_view import ResultsView, leaderboard_rows
+from gtreview.ui.widgets.results_view import ResultsView
 from gtreview.ui.widgets.runs_view import RunsView
 from gtreview.ui.widgets.source_pane import SourcePane
-from gtreview.ui.workers import start as start_worker
 
 UNREVIEWED = frozenset(
     {sets_repo.ReviewStatus.DRAFT, sets_repo.ReviewStatus.IN_REVIEW, sets_repo.ReviewStatus.CHANGES_REQUESTED}
 )
 
 
-class MainWindow(QMainWindow):
+class MainWindow(PagesMixin, QMainWindow):
     open_project_requested = Signal(object)  # Path
 
     def __init__(self, project: Project, settings: QSettings | None = None) -> None:
@@ -97,6 +94,8 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.runs_view)
         self.results_view = ResultsView()
         self.pages.addWidget(self.results_view)
+        self.corpus_view = CorpusView()
+        self.pages.addWidget(self.corpus_view)
         self.adjudication = AdjudicationController(project, self.index, self.reviewer_name, self)
         self.pages.addWidget(self.adjudication.queue_view)
         self.pages.addWidget(self.adjudication.grading_view)
@@ -107,6 +106,10 @@ class MainWindow(QMainWindow):
 
         self.navigator.set_selected.connect(self.open_set)
         self.navigator.runs_selected.connect(self.show_runs)
+        self.navigator.corpus_selected.connect(self.show_corpus)
+        self.corpus_view.synonym_toggled.connect(
+            lambda canonical, forms, on: set_synonym_confirmed(self.project.engine, canonical, forms, on)
+        )
         self.adjudication.message.connect(lambda message: self.statusBar().showMessage(message, 8000))
         self.navigator.run_selected.connect(self.show_results)
         self.results_view.run_selected.connect(self.show_results)
@@ -164,69 +167,6 @@ class MainWindow(QMainWindow):
     def show_runs(self) -> None:
         self.runs_view.show_runs(runs_repo.list_runs(self.project.engine))
         self.pages.setCurrentWidget(self.runs_view)
-
-    def show_results(self, run_id: int) -> None:
-        """Analyse a pass in a worker and show it; the leaderboard compares every pass."""
-        engine, set_id = self.project.engine, self.set_id
-        self.statusBar().showMessage(f"Analysing run {run_id}…")
-
-        def done(bundle: ResultsBundle) -> None:
-            self.results_run_id = run_id
-            self.results_view.set_runs(reportable_runs(engine), run_id)
-            self.results_view.show_results(bundle.results, bundle.analysis, bundle.status)
-            self.results_view.set_leaderboard(leaderboard_rows(bundle.leaderboard))
-            self.pages.setCurrentWidget(self.results_view)
-            self.statusBar().showMessage(f"Run {run_id} analysed.", 4000)
-
-        self._results_worker = start_worker(
-            lambda: load_results(engine, run_id, set_id),
-            done,
-            lambda reason: self.statusBar().showMessage(f"Cannot show run {run_id}: {reason}", 10000),
-        )
-
-    def _run_for_expert(self) -> int | None:
-        run_id = getattr(self, "results_run_id", None)
-        if run_id is None:
-            runs = reportable_runs(self.project.engine)
-            run_id = runs[-1][0] if runs else None
-        if run_id is None:
-            self.statusBar().showMessage("No pass yet: run one first (Run > Run a pass).", 5000)
-        return run_id
-
-    def show_adjudication(self) -> None:
-        run_id = self._run_for_expert()
-        if run_id is not None:
-            self.adjudication.open_queue(run_id, self.set_id)
-            self.pages.setCurrentWidget(self.adjudication.queue_view)
-
-    def show_grading(self) -> None:
-        run_id = self._run_for_expert()
-        if run_id is not None:
-            self.adjudication.open_grading(run_id)
-            self.pages.setCurrentWidget(self.adjudication.grading_view)
-
-    def export_report(self, path: Path | None = None) -> None:
-        run_id = getattr(self, "results_run_id", None)
-        if run_id is None:
-            self.statusBar().showMessage("Open a pass's results first (Runs in the navigator).", 5000)
-            return
-        if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self, "Export report", f"run-{run_id}.pdf", "PDF (*.pdf)")
-            if not chosen:
-                return
-            path = Path(chosen)
-        engine = self.project.engine
-        target = path
-
-        def work() -> Path:
-            results = load_run_results(engine, run_id)
-            return write_run_report(results, analyse(results), target, agreement=agreement_report(engine, run_id))
-
-        self._report_worker = start_worker(
-            work,
-            lambda out: self.statusBar().showMessage(f"Wrote {out}", 10000),
-            lambda reason: self.statusBar().showMessage(f"Report failed: {reason}", 10000),
-        )
 
     def start_pass(self) -> None:
         if self.set_id is None or self.run_controller.running:

@@ -38,3 +38,23 @@ def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None
     qtbot.waitUntil(out.exists, timeout=30000)
     qtbot.waitUntil(lambda: "Wrote" in window.statusBar().currentMessage(), timeout=30000)
     assert "Benchmark report: ui pass" in PdfReader(str(out)).pages[0].extract_text()
+
+
+def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    from gtreview.services.corpus_review import confirmed_synonyms
+
+    window = sample_window
+    window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)
+    view = window.corpus_view
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=30000)
+    assert "1 duplicated passages" in view.summary.text() and "3 numeric conflicts" in view.summary.text()
+    assert view.conflicts.rowCount() == 3 and view.synonyms.rowCount() >= 4
+    assert "Garibaldi" in " ".join(view.conflicts.item(r, 0).text() for r in range(3))
+    view.synonyms.item(0, 0).setCheckState(Qt.CheckState.Checked)
+    canonical = view.synonyms.item(0, 1).text()
+    assert canonical in confirmed_synonyms(window.project.engine)
+    view.inventory = None
+    window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)  # again: the confirmation is remembered
+    qtbot.waitUntil(lambda: view.inventory is not None and view.inventory.variants[0].confirmed, timeout=30000)

@@ -16,6 +16,7 @@ RUN_ROLE = Qt.ItemDataRole.UserRole + 2
 class Navigator(QTreeWidget):
     set_selected = Signal(int)
     runs_selected = Signal()
+    corpus_selected = Signal()
     run_selected = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -69,6 +70,9 @@ class Navigator(QTreeWidget):
     def _clicked(self, item: QTreeWidgetItem) -> None:
         if item is self.runs_item:
             self.runs_selected.emit()
+            return
+        if item is self.corpus_item:
+            self.corpus_selected.emit()
             return
         run_id = item.data(0, RUN_ROLE)
         if isinstance(run_id, int):

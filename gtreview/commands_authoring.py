@@ -1,0 +1,166 @@
+"""The `gtreview draft` command: draft a new benchmark set from the project's corpus.
+
+The drafted set is saved with every question in status draft, flagged where a check
+failed; nothing is approved. The exit status is 0 when every requested question was
+drafted, 1 when some stage items failed (the set is still saved if any question
+survived, and its id printed) or none survived, and 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gtreview.cli import EXIT_FINDINGS, EXIT_OK, CliError, print_json
+from gtreview.core.rubric import AccessMode
+
+if TYPE_CHECKING:
+    from gtreview.authoring.pipeline import DraftResult
+
+DEFAULT_CONTEXT_CHARS = 40_000
+
+
+def add_authoring_commands(commands: Any) -> None:
+    draft = commands.add_parser(
+        "draft", help="draft a new benchmark set from the project corpus (every question lands as a draft)"
+    )
+    draft.add_argument("--model", required=True, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL")
+    draft.add_argument("--questions", type=int, required=True, metavar="N", help="how many questions to draft")
+    draft.add_argument("--name", default=None, help="name of the new set (default: Draft set DATE)")
+    draft.add_argument(
+        "--access-mode",
+        choices=[m.value for m in AccessMode],
+        default=AccessMode.OPEN_CORPUS.value,
+        help="the candidates' access to the corpus (default: OPEN_CORPUS)",
+    )
+    draft.add_argument(
+        "--context-chars",
+        type=int,
+        default=DEFAULT_CONTEXT_CHARS,
+        metavar="N",
+        help=(
+            f"characters of corpus passages shown to the model (default: {DEFAULT_CONTEXT_CHARS}); "
+            "lower it for a local model with a small context"
+        ),
+    )
+    draft.add_argument("--prices", type=Path, default=None, metavar="FILE", help="a JSON price table (USD per Mtok)")
+    draft.add_argument("--project", type=Path, default=None, help="project folder")
+    draft.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def draft(args: argparse.Namespace) -> int:
+    from gtreview.authoring.authority import default_contract
+    from gtreview.authoring.passages import select_passages
+    from gtreview.authoring.pipeline import DraftingCancelled, NothingToSaveError, draft_set, save_drafts
+    from gtreview.authoring.pricing import PriceTable, PriceTableError, load_price_table
+    from gtreview.commands import _actor, open_cli_project
+    from gtreview.inference.specs import ModelSpecError, open_backend
+    from gtreview.store.corpus_repo import load_documents
+
+    if args.questions < 1:
+        raise CliError("--questions must be at least 1")
+    if args.context_chars < 200:
+        raise CliError("--context-chars must be at least 200")
+    try:
+        prices = load_price_table(args.prices) if args.prices is not None else PriceTable()
+    except PriceTableError as exc:
+        raise CliError(str(exc)) from None
+    project = open_cli_project(args)
+    try:
+        documents = load_documents(project.engine)
+        if not documents:
+            raise CliError("the project has no corpus documents; import some first with `gtreview corpus import`")
+        passages = select_passages(documents, max_chars=args.context_chars)
+        if not passages:
+            raise CliError("the corpus documents have no text or keyed rows to draft from")
+        try:
+            backend = open_backend(args.model)
+        except (ModelSpecError, ValueError, OSError) as exc:
+            raise CliError(f"model {args.model}: {exc}") from None
+        cancel = threading.Event()
+        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+        try:
+            result = draft_set(
+                backend,
+                documents,
+                passages,
+                n_questions=args.questions,
+                access_mode=args.access_mode,
+                authority=default_contract(),
+                progress=None if args.json else _progress_printer(sys.stderr),
+                cancel=cancel,
+                prices=prices,
+            )
+        except DraftingCancelled as exc:
+            _report(args, exc.result, None)
+            raise CliError("drafting was cancelled; nothing was saved", EXIT_FINDINGS) from None
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            backend.close()
+        name = args.name or f"Draft set {datetime.now(UTC).date().isoformat()}"
+        try:
+            set_id: int | None = save_drafts(project.engine, result, set_name=name, actor=_actor())
+        except NothingToSaveError:
+            set_id = None
+    finally:
+        project.close()
+    _report(args, result, set_id)
+    return EXIT_OK if set_id is not None and not result.failures else EXIT_FINDINGS
+
+
+def _progress_printer(stream: Any) -> Any:
+    def show(stage: str, done: int, total: int) -> None:
+        stream.write(f"\r[{stage:9}] {done}/{total}   ")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def _report(args: argparse.Namespace, result: DraftResult, set_id: int | None) -> None:
+    flagged = [d.question.id for d in result.drafts if d.flagged]
+    failures = [{"stage": f.stage, "item": f.item, "attempts": f.attempts, "reason": f.reason} for f in result.failures]
+    usage = [u.model_dump(mode="json") for u in result.usage]
+    if args.json:
+        print_json(
+            {
+                "ok": set_id is not None and not result.failures,
+                "set_id": set_id,
+                "model": result.model,
+                "requested": args.questions,
+                "drafted": [d.question.id for d in result.drafts],
+                "flagged": flagged,
+                "failures": failures,
+                "usage": usage,
+                "total_cost_usd": result.total_cost_usd,
+                "cancelled": result.cancelled,
+            }
+        )
+        return
+    saved = f"saved as set {set_id} (every question in status draft)" if set_id is not None else "no set was saved"
+    print(f"drafted {len(result.drafts)} of {args.questions} questions with {result.model}; {saved}")
+    for draft_question in result.drafts:
+        errors = sum(1 for f in draft_question.findings if f.is_error)
+        mark = f"FLAGGED ({errors} errors)" if draft_question.flagged else "ok"
+        print(f"  {draft_question.question.id}: {draft_question.question.title or ''} [{mark}]")
+    for failure in failures:
+        print(
+            f"  failed {failure['stage']} {failure['item']} after {failure['attempts']} attempts: {failure['reason']}"
+        )
+    for stage in result.usage:
+        cost = stage.cost_usd if stage.cost_usd == "unknown" else f"${stage.cost_usd:.4f}"
+        print(
+            f"  {stage.stage:9} {stage.requests} requests, {stage.prompt_tokens} prompt + "
+            f"{stage.completion_tokens} completion tokens, cost {cost}"
+        )
+    total = result.total_cost_usd
+    print(f"  total cost {total if total == 'unknown' else f'${total:.4f}'}")
+
+
+HANDLERS = {("draft", None): draft}

@@ -54,13 +54,11 @@ def add_authoring_commands(commands: Any) -> None:
 
 
 def draft(args: argparse.Namespace) -> int:
-    from gtreview.authoring.authority import default_contract
-    from gtreview.authoring.passages import select_passages
-    from gtreview.authoring.pipeline import DraftingCancelled, NothingToSaveError, draft_set, save_drafts
+    from gtreview.authoring.pipeline import DraftingCancelled, NothingToSaveError, save_drafts
     from gtreview.authoring.pricing import PriceTable, PriceTableError, load_price_table
     from gtreview.commands import _actor, open_cli_project
     from gtreview.inference.specs import ModelSpecError, open_backend
-    from gtreview.store.corpus_repo import load_documents
+    from gtreview.services.drafting import draft_from_project, drafting_corpus
 
     if args.questions < 1:
         raise CliError("--questions must be at least 1")
@@ -72,12 +70,10 @@ def draft(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     project = open_cli_project(args)
     try:
-        documents = load_documents(project.engine)
-        if not documents:
-            raise CliError("the project has no corpus documents; import some first with `gtreview corpus import`")
-        passages = select_passages(documents, max_chars=args.context_chars)
-        if not passages:
-            raise CliError("the corpus documents have no text or keyed rows to draft from")
+        try:
+            drafting_corpus(project.engine, args.context_chars)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
         try:
             backend = open_backend(args.model)
         except (ModelSpecError, ValueError, OSError) as exc:
@@ -85,20 +81,21 @@ def draft(args: argparse.Namespace) -> int:
         cancel = threading.Event()
         previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
         try:
-            result = draft_set(
+            result = draft_from_project(
+                project.engine,
                 backend,
-                documents,
-                passages,
                 n_questions=args.questions,
                 access_mode=args.access_mode,
-                authority=default_contract(),
+                context_chars=args.context_chars,
+                prices=prices,
                 progress=None if args.json else _progress_printer(sys.stderr),
                 cancel=cancel,
-                prices=prices,
             )
         except DraftingCancelled as exc:
             _report(args, exc.result, None)
             raise CliError("drafting was cancelled; nothing was saved", EXIT_FINDINGS) from None
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
         finally:
             signal.signal(signal.SIGINT, previous)
             backend.close()

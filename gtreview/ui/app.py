@@ -97,6 +97,7 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
     app.setApplicationName("gtreview")
     app.setOrganizationName("gtreview")
     app.setApplicationVersion(__version__)
+    app.setDesktopFileName("gtreview")  # matches packaging/gtreview.desktop, for the window icon on Linux
     icon = resources_dir() / "icons" / "gtreview.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))

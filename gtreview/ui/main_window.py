@@ -29,6 +29,7 @@ from gtreview.store.settings_repo import JUDGE_SPEC, get_setting
 from gtreview.ui.adjudication_controller import AdjudicationController
 from gtreview.ui.dialogs.preferences import runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
+from gtreview.ui.draft_controller import DraftController, DraftDialog
 from gtreview.ui.editing_session import EditSession
 from gtreview.ui.menus import build_menus
 from gtreview.ui.pages import PagesMixin
@@ -94,6 +95,13 @@ class MainWindow(PagesMixin, QMainWindow):
         self.pages.addWidget(self.runs_view)
         self.results_view = ResultsView()
         self.pages.addWidget(self.results_view)
+        self.draft_controller = DraftController(project, self)
+        self.draft_controller.progress.connect(
+            lambda stage, done, total: self.statusBar().showMessage(
+                f"Drafting: {stage} {done}/{total} (Run > Cancel drafting)"
+            )
+        )
+        self.draft_controller.finished.connect(self._drafting_finished)
         self.corpus_view = CorpusView()
         self.pages.addWidget(self.corpus_view)
         self.adjudication = AdjudicationController(project, self.index, self.reviewer_name, self)
@@ -185,6 +193,22 @@ class MainWindow(PagesMixin, QMainWindow):
         if self.run_controller.start(config, self.set_id, runtime_defaults(self.settings)):
             self.runs_view.started(config.name)
             self.show_runs()
+
+    def start_drafting(self) -> None:
+        dialog = DraftDialog(str(self.settings.value("preferences/default_judge", "") or ""), self)
+        if dialog.exec() and dialog.model.text().strip():
+            self.draft_controller.start(
+                dialog.model.text().strip(),
+                dialog.questions.value(),
+                dialog.name.text().strip() or "Draft set",
+                dialog.mode.currentText(),
+            )
+
+    def _drafting_finished(self, message: str, set_id: int) -> None:
+        self.statusBar().showMessage(message, 15000)
+        if set_id:
+            self.refresh()
+            self.open_set(set_id)
 
     def _pass_finished(self, message: str) -> None:
         self.refresh()

@@ -97,6 +97,12 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["show_runs"] = _action(window, run_menu, "Show &runs", "Ctrl+5", window.show_runs)
     actions["cancel_pass"] = _action(window, run_menu, "&Cancel the pass", None, window.run_controller.cancel)
     run_menu.addSeparator()
+    actions["draft"] = _action(window, run_menu, "&Draft a set from the corpus…", "Ctrl+Shift+N", window.start_drafting)
+    actions["cancel_draft"] = _action(window, run_menu, "Cancel &drafting", None, window.draft_controller.cancel)
+    actions["authority"] = _action(
+        window, run_menu, "Source a&uthority…", None, lambda: window.draft_controller.edit_authority(window)
+    )
+    run_menu.addSeparator()
     actions["adjudication"] = _action(window, run_menu, "&Adjudication queue", "Ctrl+6", window.show_adjudication)
     actions["grading"] = _action(window, run_menu, "&Blind grading", "Ctrl+7", window.show_grading)
 

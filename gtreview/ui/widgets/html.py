@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from html import escape
 
 from gtreview.core.corpus import LocatorResolution, PageText, ParsedDocument
@@ -77,6 +78,18 @@ def question_html(question: Question, status: str, version: int, findings: list[
         f"{fixtures}</table>"
     )
     parts.append(f"<h3>Validation</h3>{findings_html(findings)}")
+    extra = question.model_extra or {}
+    flags = extra.get("x_flags")
+    if flags:
+        parts.append(
+            f"<h3 class='err'>Drafting flags</h3><pre style='white-space: pre-wrap'>{escape(json.dumps(flags, indent=1))}</pre>"
+        )
+    provenance = extra.get("x_provenance")
+    if provenance:
+        parts.append(
+            "<h3>Drafting provenance (model, prompt version, stage; evidence card)</h3>"
+            f"<pre style='white-space: pre-wrap'>{escape(json.dumps(provenance, indent=1, ensure_ascii=False))}</pre>"
+        )
     return "".join(parts)
 
 

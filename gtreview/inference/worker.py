@@ -1,0 +1,475 @@
+"""Any backend in a child process, so a crash in native code never takes the caller down.
+
+llama.cpp is C++: a failed assertion, a segfault in a kernel or the OOM killer ends the
+whole process. In the GUI that would lose the window and every unsaved edit; in a
+benchmark pass it would stop the run. :class:`WorkerBackend` opens the backend that
+``open_backend(spec)`` names inside a child started with the ``spawn`` method (never
+``fork``: a forked Qt or CUDA process is unsafe) and talks to it over a
+``multiprocessing`` pipe with small dict messages:
+
+    parent -> child   {"op": "complete", "requests": [...]}  {"op": "describe"}  {"op": "close"}
+    child -> parent   {"op": "ready", "pid": N}  {"op": "open_failed", "type": ..., "message": ...}
+                      {"op": "results", "results": [...]}  {"op": "describe", "describe": {...}}
+                      {"op": "failed", "message": ...}
+
+While it waits for a reply the parent watches the child's process sentinel and the
+caller's cancel event, so it never hangs on a dead child:
+
+* the child dies (signal, ``os._exit``, OOM kill): every request of the batch comes back
+  as an error result, ``"model worker died (signal SIGSEGV)"`` or ``"... (exit code N)"``,
+  plus llama.cpp's last error line when it printed one, and the next call starts a fresh
+  child. Generation failures are results (ARCHITECTURE.md), so this is not an exception;
+* the cancel event is set: the child is terminated (killed after a short grace) and
+  :class:`GenerationCancelled` is raised; nothing of the batch is returned;
+* ``restart()`` drops the child so the next call starts a fresh one: runs retry a failed
+  generation "in a fresh worker".
+
+Opening errors: the constructor starts the child and waits until the backend is open,
+so a bad spec (:class:`~gtreview.inference.specs.ModelSpecError`, raised before any
+process starts), a missing file (:class:`~gtreview.inference.specs.BackendOpenError`) or
+a corrupt GGUF (:class:`~gtreview.inference.gguf_check.ModelFileError`) raise there, as
+one line and of the same class the in-process backend raises. When a later restart
+cannot open the backend (the file was deleted meanwhile), that batch's requests come
+back as error results carrying the same line.
+
+The child's stdout and stderr go to a temporary file unless ``verbose``, so native log
+lines never reach the GUI's terminal; the file is read only to explain a crash.
+
+``spawn`` starts a fresh interpreter that re-imports the caller's main module, as all
+spawn-based multiprocessing does: a script that creates a WorkerBackend needs the
+``if __name__ == "__main__":`` guard (``python -m gtreview``, the ``gtreview`` entry point
+and pytest are fine), and a frozen (PyInstaller) GUI must call
+``multiprocessing.freeze_support()`` first thing in main.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import re
+import signal
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from gtreview.inference.backend import CompletionRequest, CompletionResult
+from gtreview.inference.gguf_check import ModelFileError
+from gtreview.inference.pooled import one_line
+from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, parse_model_spec
+
+# Test hook: with this variable set to "1" in the child's environment, a request whose
+# message text contains a marker makes the child crash on purpose. Production never
+# sets it, and markers in ordinary prompts are then plain text.
+CRASH_HOOK_ENV = "GTREVIEW_TEST_CRASH_HOOK"
+ABORT_MARKER = "<<gtreview-test:abort>>"  # os.abort(): SIGABRT, as a failed GGML_ASSERT
+SEGV_MARKER = "<<gtreview-test:segv>>"  # read address 0: SIGSEGV, as a bad kernel
+EXIT_MARKER = "<<gtreview-test:exit="  # <<gtreview-test:exit=N>> : os._exit(N), as an OOM-killer-free death
+ASSERT_MARKER = "<<gtreview-test:assert>>"  # print a GGML_ASSERT line, then abort
+SLEEP_MARKER = "<<gtreview-test:sleep>>"  # hang in the child, as a generation that never ends
+_EXIT_RE = re.compile(re.escape(EXIT_MARKER) + r"(\d+)>>")
+
+_POLL_S = 0.05  # how often a waiting parent looks at the cancel event
+_TERMINATE_GRACE_S = 2.0
+_CLOSE_TIMEOUT_S = 10.0
+_ERROR_WORDS = ("ggml_assert", "error", "failed", "abort", "out of memory")
+
+# Exceptions the child may report that the parent re-raises as the same class.
+_OPEN_ERRORS: dict[str, type[Exception]] = {
+    "ModelSpecError": ModelSpecError,
+    "BackendOpenError": BackendOpenError,
+    "ModelFileError": ModelFileError,
+}
+
+
+class GenerationCancelled(Exception):
+    """The caller's cancel event stopped a batch mid-way; nothing of it was kept."""
+
+
+class _WorkerDied(Exception):
+    """The child ended while the parent waited for it; the message is one line."""
+
+
+class _Child:
+    """One child process, its end of the pipe and its log file; reaped once.
+
+    The log is held open for reading and its name is removed once the child has
+    redirected into it, so not even a killed parent leaves a file behind.
+    """
+
+    def __init__(self, proc: BaseProcess, conn: Connection, log_path: Path | None) -> None:
+        self.proc = proc
+        self.conn = conn
+        self.log_path = log_path
+        self.log = log_path.open("rb") if log_path is not None else None
+        self.pid: int | None = proc.pid
+        # Kills the child if its owner is garbage-collected or the interpreter exits unclosed.
+        self._finalizer = weakref.finalize(self, _reap, proc, conn, self.log, log_path, 0.0)
+
+    def unlink_log(self) -> None:
+        """Remove the log's name (the child writes, and the parent reads, by open handles)."""
+        if self.log_path is not None:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
+
+    def stop(self, grace_s: float) -> None:
+        """Ask the child to exit (it is waiting for a message), then terminate and kill."""
+        if self._finalizer.alive:
+            with contextlib.suppress(OSError, ValueError):
+                self.conn.send({"op": "close"})
+            self._finalizer.detach()
+            _reap(self.proc, self.conn, self.log, self.log_path, grace_s)
+
+    def kill(self) -> None:
+        """Terminate at once (the child may be busy in native code), kill after a grace."""
+        if self._finalizer.alive:
+            self._finalizer.detach()
+            _reap(self.proc, self.conn, self.log, self.log_path, 0.0)
+
+    def death_message(self) -> str:
+        """Why the child ended, in one line, for the error results of the lost batch."""
+        self.proc.join(_TERMINATE_GRACE_S)
+        code = self.proc.exitcode
+        if code is None:
+            reason = "model worker stopped answering"
+        elif code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = str(-code)
+            reason = f"model worker died (signal {name})"
+        elif code > 0:
+            reason = f"model worker died (exit code {code})"
+        else:
+            reason = "model worker exited unexpectedly"
+        native = _last_error_line(self.log)
+        self.kill()
+        return f"{reason}: {native}" if native else reason
+
+
+def _reap(proc: BaseProcess, conn: Connection, log: BinaryIO | None, log_path: Path | None, grace_s: float) -> None:
+    """Join, terminate, kill and clean up; safe to call on a process that already ended."""
+    try:
+        if proc.pid is not None:
+            proc.join(grace_s)
+            if proc.exitcode is None:
+                proc.terminate()
+                proc.join(_TERMINATE_GRACE_S)
+            if proc.exitcode is None:
+                proc.kill()
+                proc.join(_TERMINATE_GRACE_S)
+        with contextlib.suppress(ValueError):
+            proc.close()
+    finally:
+        conn.close()
+        if log is not None:
+            log.close()
+        if log_path is not None:
+            with contextlib.suppress(OSError):
+                log_path.unlink()
+
+
+def _last_error_line(log: BinaryIO | None) -> str | None:
+    """The last line of the child's log that looks like an error (GGML_ASSERT, OOM ...)."""
+    if log is None:
+        return None
+    try:
+        log.seek(max(0, log.seek(0, os.SEEK_END) - 16384))
+        tail = log.read().decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+    for line in reversed(tail.splitlines()):
+        if any(word in line.lower() for word in _ERROR_WORDS):
+            return one_line(line, 200)
+    return None
+
+
+class WorkerBackend:
+    """A CompletionBackend whose model lives in a child process (see the module doc)."""
+
+    def __init__(
+        self,
+        spec: str | ModelSpec,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        verbose: bool = False,
+    ) -> None:
+        """Start the child and open the backend in it; raise its one-line error if it cannot.
+
+        ``overrides`` go to ``open_backend`` in the child, so they must pickle (no HTTP
+        clients). ``env`` is added to the child's environment before anything loads.
+        """
+        self._spec = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+        self.spec = self._spec.raw
+        self._overrides = dict(overrides or {})
+        if verbose and self._spec.kind in ("llama", "hf"):
+            self._overrides.setdefault("verbose", True)
+        self._env = dict(env or {})
+        self._verbose = verbose
+        self._ctx = multiprocessing.get_context("spawn")
+        self._lock = threading.Lock()  # one batch at a time
+        self._closing = threading.Event()  # close() while a batch waits: stop waiting
+        self._child: _Child | None = None
+        self._describe: dict[str, Any] | None = None
+        self._closed = False
+        with self._lock:
+            self._child = self._start(None)
+
+    # -- the child's lifetime --------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's process id; None before a restart has started one."""
+        return self._child.pid if self._child is not None else None
+
+    def _start(self, cancel: threading.Event | None) -> _Child:
+        """A child with the backend open, or the child's own open error raised here."""
+        log_path: Path | None = None
+        if not self._verbose:
+            fd, name = tempfile.mkstemp(prefix="gtreview-worker-", suffix=".log")
+            os.close(fd)
+            log_path = Path(name)
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        proc = self._ctx.Process(
+            target=_child_main,
+            args=(child_conn, self._spec, self._overrides, self._env, log_path),
+            name=f"gtreview-model-worker {self.spec}",
+            daemon=True,
+        )
+        try:
+            proc.start()
+        except BaseException:
+            child_conn.close()
+            parent_conn.close()
+            if log_path is not None:
+                log_path.unlink(missing_ok=True)
+            raise
+        child_conn.close()  # the child holds its own copy; EOF then means "child gone"
+        child = _Child(proc, parent_conn, log_path)
+        try:
+            reply = self._await(child, cancel)
+        except _WorkerDied as exc:
+            raise BackendOpenError(f"cannot open {self.spec}: {exc}") from None
+        except BaseException:
+            child.kill()
+            raise
+        child.unlink_log()  # the child has redirected into it by now (or is gone)
+        if reply.get("op") == "ready":
+            return child
+        child.stop(_TERMINATE_GRACE_S)
+        message = str(reply.get("message") or "the model worker could not open the backend")
+        error = _OPEN_ERRORS.get(str(reply.get("type")))
+        if error is None:
+            raise BackendOpenError(f"cannot open {self.spec}: {message}")
+        raise error(message)
+
+    def _await(self, child: _Child, cancel: threading.Event | None) -> dict[str, Any]:
+        """The child's next message; raise _WorkerDied when it ends first and
+        GenerationCancelled (after killing it) when ``cancel`` or close() comes first."""
+        conn, sentinel = child.conn, child.proc.sentinel
+        while True:
+            if conn.poll(0):  # a finished reply wins over a late cancel: nothing is lost
+                try:
+                    reply = conn.recv()
+                except (EOFError, OSError):
+                    raise _WorkerDied(child.death_message()) from None
+                return dict(reply)
+            if (cancel is not None and cancel.is_set()) or self._closing.is_set():
+                child.kill()
+                raise GenerationCancelled(
+                    "the model worker was closed" if self._closing.is_set() else "generation cancelled"
+                )
+            ready = wait([conn, sentinel], timeout=_POLL_S)
+            if sentinel in ready and not conn.poll(0):
+                raise _WorkerDied(child.death_message())
+
+    def _call(self, message: dict[str, Any], cancel: threading.Event | None) -> dict[str, Any]:
+        """Send one message to a live child (starting one if needed) and return its reply."""
+        if self._closed:
+            raise RuntimeError("the model worker is closed")
+        if self._child is not None and not self._child.proc.is_alive():
+            self._child.kill()  # died between calls (OOM-killed while idle): no request was lost
+            self._child = None
+        if self._child is None:
+            self._child = self._start(cancel)
+        child = self._child
+        try:
+            try:
+                child.conn.send(message)
+            except (BrokenPipeError, ConnectionResetError):
+                raise _WorkerDied(child.death_message()) from None
+            return self._await(child, cancel)
+        except (_WorkerDied, GenerationCancelled):
+            self._child = None  # already reaped
+            raise
+
+    # -- CompletionBackend --------------------------------------------------------------
+
+    def complete_batch(
+        self, requests: Sequence[CompletionRequest], cancel: threading.Event | None = None
+    ) -> list[CompletionResult]:
+        """One result per request, in order. A dead child gives error results (and a fresh
+        child next time); ``cancel`` raises GenerationCancelled, even while waiting."""
+        if cancel is not None and cancel.is_set():
+            raise GenerationCancelled("generation cancelled")
+        if not requests:
+            return []
+        payload = {"op": "complete", "requests": [r.model_dump(mode="json") for r in requests]}
+        with self._lock:
+            try:
+                reply = self._call(payload, cancel)
+            except _WorkerDied as exc:
+                self._drop_child()
+                return _errors(len(requests), str(exc))
+            except (BackendOpenError, ModelFileError, ModelSpecError) as exc:
+                return _errors(len(requests), str(exc))
+            except GenerationCancelled:
+                self._drop_child()
+                raise
+        if reply.get("op") == "results":
+            results = [CompletionResult.model_validate(r) for r in reply["results"]]
+            if len(results) == len(requests):
+                return results
+            return _errors(len(requests), f"the model worker returned {len(results)} results for {len(requests)}")
+        return _errors(len(requests), str(reply.get("message") or "the model worker failed"))
+
+    def describe(self) -> dict[str, Any]:
+        """The child backend's provenance (fetched once: it hashes the model file) plus the
+        worker's kind and current pid."""
+        if self._describe is None:
+            with self._lock:
+                if self._describe is None:
+                    try:
+                        reply = self._call({"op": "describe"}, None)
+                    except _WorkerDied as exc:
+                        self._drop_child()
+                        raise BackendOpenError(f"cannot describe {self.spec}: {exc}") from None
+                    if reply.get("op") != "describe":
+                        raise BackendOpenError(f"cannot describe {self.spec}: {reply.get('message')}")
+                    self._describe = dict(reply["describe"])
+        return {**self._describe, "worker": "process", "pid": self.pid}
+
+    def restart(self) -> None:
+        """Drop the current child; the next call starts a fresh one (and opens the model
+        again). Lazy, so a retry loop never raises here: an open failure becomes the
+        next batch's error results."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the model worker is closed")
+            if self._child is not None:
+                self._child.stop(_TERMINATE_GRACE_S)
+                self._child = None
+
+    def close(self) -> None:
+        """Shut the child down cleanly (idempotent). A batch waiting in another thread
+        stops waiting and raises GenerationCancelled."""
+        self._closing.set()
+        with self._lock:
+            self._closed = True
+            if self._child is not None:
+                self._child.stop(_CLOSE_TIMEOUT_S)
+                self._child = None
+
+    def __enter__(self) -> WorkerBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _drop_child(self) -> None:
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+
+
+def _errors(n: int, message: str) -> list[CompletionResult]:
+    return [CompletionResult(finish_reason="error", error=message) for _ in range(n)]
+
+
+# -- the child ------------------------------------------------------------------------
+
+
+def _child_main(
+    conn: Connection, spec: ModelSpec, overrides: dict[str, Any], env: dict[str, str], log_path: Path | None
+) -> None:
+    """Open the backend once, then serve messages until "close" or the parent is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    os.environ.update(env)
+    if log_path is not None:
+        os.environ.setdefault("GGML_NO_BACKTRACE", "1")  # no gdb attach on a failed assert
+        _redirect_output(log_path)
+    from gtreview.inference.specs import open_backend
+
+    try:
+        backend = open_backend(spec, **overrides)
+    except BaseException as exc:  # noqa: BLE001 - every open failure goes back as one line
+        conn.send({"op": "open_failed", "type": type(exc).__name__, "message": one_line(str(exc) or repr(exc))})
+        conn.close()
+        return
+    conn.send({"op": "ready", "pid": os.getpid()})
+    hook = os.environ.get(CRASH_HOOK_ENV) == "1"
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                break  # the parent is gone
+            op = message.get("op")
+            if op == "close":
+                break
+            try:
+                conn.send(_serve(backend, message, hook))
+            except (BrokenPipeError, OSError):
+                break
+    finally:
+        backend.close()
+        conn.close()
+
+
+def _serve(backend: Any, message: dict[str, Any], hook: bool) -> dict[str, Any]:
+    try:
+        if message.get("op") == "describe":
+            # Through JSON: what is recorded must be plain data, and it always pickles.
+            return {"op": "describe", "describe": json.loads(json.dumps(backend.describe(), default=str))}
+        requests = [CompletionRequest.model_validate(r) for r in message["requests"]]
+        if hook:
+            _crash_if_asked(requests)
+        results = backend.complete_batch(requests)
+        return {"op": "results", "results": [r.model_dump(mode="json") for r in results]}
+    except Exception as exc:  # noqa: BLE001 - a Python error in the backend fails this batch only
+        return {"op": "failed", "message": one_line(f"model worker: {type(exc).__name__}: {exc}")}
+
+
+def _crash_if_asked(requests: Sequence[CompletionRequest]) -> None:
+    """The test hook: crash like native code would when a message carries a marker."""
+    text = "".join(m.content for r in requests for m in r.messages)
+    if ASSERT_MARKER in text:
+        os.write(2, b"ggml/src/ggml.c:1234: GGML_ASSERT(test hook) failed\n")
+    if ABORT_MARKER in text or ASSERT_MARKER in text:
+        os.abort()
+    if SEGV_MARKER in text:
+        import ctypes
+
+        ctypes.string_at(0)
+    found = _EXIT_RE.search(text)
+    if found:
+        os._exit(int(found.group(1)))
+    if SLEEP_MARKER in text:
+        time.sleep(3600)
+
+
+def _redirect_output(log_path: Path) -> None:
+    """Point fds 1 and 2 (native writes, Python's stderr) at the log file."""
+    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    for target in (1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(fd, target)
+    os.close(fd)

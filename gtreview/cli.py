@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     from gtreview.commands_authoring import add_authoring_commands
 
     add_authoring_commands(commands)
+    from gtreview.commands_probes import add_probe_commands
+
+    add_probe_commands(commands)
     return parser
 
 
@@ -128,6 +131,7 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         commands_authoring,
         commands_corpus,
         commands_judging,
+        commands_probes,
         commands_release,
         commands_runs,
     )
@@ -149,7 +153,12 @@ def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
         ("run", None): commands_runs.run,
         ("report", None): commands_runs.report,
     }
-    for key, handler in [*commands_release.HANDLERS.items(), *commands_authoring.HANDLERS.items()]:
+    extra = [
+        *commands_release.HANDLERS.items(),
+        *commands_authoring.HANDLERS.items(),
+        *commands_probes.HANDLERS.items(),
+    ]
+    for key, handler in extra:
         table[key] = handler
     return table[(args.command, getattr(args, "action", None))]
 

@@ -37,6 +37,7 @@ from typing import Any
 import llama_cpp
 
 from gtreview.inference import llama_native as native
+from gtreview.inference import llama_scoring
 from gtreview.inference.backend import ChatMessage, CompletionRequest, CompletionResult, FinishReason
 from gtreview.inference.gguf_check import GgufInfo, check_adapter_file, check_model_file
 from gtreview.inference.json_grammar import SchemaGrammarError, schema_to_gbnf
@@ -343,6 +344,24 @@ class BatchedLlamaEngine:
             prompt_tokens=prompt_tokens,
             completion_tokens=len(job.generated),
         )
+
+    # -- scoring (memorisation probes) -----------------------------------------
+
+    def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[llama_scoring.TokenScores]:
+        """Per-token log-likelihood (natural log) of each raw text, no chat template.
+
+        Texts are decoded as parallel sequences with logits at every position, in waves
+        when they outnumber the sequences or cells; a text's numbers do not depend on
+        its neighbours beyond float rounding. Positions before ``max(1, prefix_tokens)``
+        are context only (the first token has nothing to be predicted from).
+        """
+        return llama_scoring.score_texts(self, texts, prefix_tokens)
+
+    def greedy_continuations(self, prompts: Sequence[str | Sequence[int]], max_tokens: int) -> list[list[int]]:
+        """Greedy (temperature 0) raw-text continuations: the token ids generated after each
+        prompt, end-of-generation excluded. A str prompt is tokenized with BOS and no chat
+        template; a token list is used as given (so a prompt can be an exact token prefix)."""
+        return llama_scoring.greedy_continuations(self, prompts, max_tokens)
 
     # -- provenance --------------------------------------------------------------
 

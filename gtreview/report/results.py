@@ -84,6 +84,7 @@ class RunResults(BaseModel):
     identities: dict[str, Any] = Field(default_factory=dict)
     templates: dict[str, str] = Field(default_factory=dict)
     rubric_hash: str = ""
+    probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
 
     @property
     def models(self) -> list[str]:
@@ -228,6 +229,7 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         identities=stored.get("identities", {}),
         templates=templates,
         rubric_hash=run.rubric_hash,
+        probes=stored.get("probes"),
     )
 
 

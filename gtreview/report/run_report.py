@@ -53,10 +53,70 @@ def build_report(
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)
     _failures(doc, results)
+    if results.probes:
+        _probes(doc, results, analysis)
     if agreement is not None and agreement.n_graded:
         _agreement(doc, agreement)
     _configuration(doc, results)
     return doc
+
+
+def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
+    """Learned or recited? Memorisation probes beside the component-kind score changes."""
+    from gtreview.runs.probes import FamiliarityReport, RecallReport, reading
+
+    assert results.probes is not None
+    familiarity = FamiliarityReport.model_validate(results.probes["familiarity"])
+    recall = RecallReport.model_validate(results.probes["recall"])
+    kinds = {f.label: f.kind_differences for f in analysis.finetunes}
+    readings = {r.label: r for r in reading(familiarity, recall, kinds)}
+    doc.add(Heading(text="Learned or recited?"))
+    doc.add(
+        Paragraph(
+            text=(
+                f"Memorisation probes on {familiarity.n_passages} corpus passages ({familiarity.control_kind} controls): the change in "
+                "per-token log-likelihood and in verbatim recall (4-gram overlap of greedy continuations), beside the change in gate, "
+                "binary-fact and reasoning points. Intervals are paired 95% bootstrap intervals."
+            )
+        )
+    )
+    recall_by = {c.label: c for c in recall.comparisons}
+    rows = []
+    for comparison in familiarity.comparisons:
+        label = comparison.label
+        kind = kinds.get(label, {})
+        memo = recall_by.get(label)
+        rows.append(
+            [
+                label,
+                f"{fmt(comparison.passages.mean_difference, 3)} {fmt_ci(comparison.passages, 3)}",
+                f"{fmt(comparison.excess.mean_difference, 3)} {fmt_ci(comparison.excess, 3)}"
+                if comparison.excess
+                else "–",
+                f"{fmt(memo.ngram_overlap.mean_difference, 3)} {fmt_ci(memo.ngram_overlap, 3)}" if memo else "–",
+                *[
+                    f"{fmt(kind[k].mean_difference)} {fmt_ci(kind[k])}" if k in kind else "–"
+                    for k in ("gate", "binary", "reasoning")
+                ],
+                readings[label].text if label in readings else "–",
+            ]
+        )
+    doc.add(
+        Table(
+            header=[
+                "Fine-tune",
+                "Log-lik. change",
+                "Beyond control",
+                "Recall change",
+                "Gate",
+                "Binary facts",
+                "Reasoning",
+                "Reading",
+            ],
+            rows=rows,
+            widths=[1.1, 1.5, 1.5, 1.5, 1.2, 1.2, 1.2, 1.6],
+        )
+    )
 
 
 def _agreement(doc: ReportDocument, agreement: Any) -> None:

@@ -160,3 +160,42 @@ def test_report_command(finished_run, tmp_path: Path) -> None:  # type: ignore[n
         timeout=120,
     )
     assert missing.returncode == 2 and "no run 99" in missing.stderr
+
+
+def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.core.statistics import paired_difference_of_means
+    from gtreview.runs.probes import FamiliarityComparison, FamiliarityReport, ModelLikelihood, RecallReport
+    from gtreview.store import runs_repo
+
+    _, project, run_id = finished_run
+    gain = paired_difference_of_means([1.0, 1.2, 0.9, 1.1], [0.2, 0.1, 0.3, 0.2], n_boot=200, n_perm=200)
+    familiarity = FamiliarityReport(
+        n_passages=4,
+        n_controls=4,
+        control_kind="shuffled",
+        models=[
+            ModelLikelihood(label="base", passages=-3.0, controls=-3.5),
+            ModelLikelihood(label="tuned", passages=-2.0, controls=-3.4),
+        ],
+        comparisons=[FamiliarityComparison(label="tuned", base="base", passages=gain, controls=None, excess=gain)],
+    )
+    recall = RecallReport(
+        n_passages=4,
+        control_kind="shuffled",
+        prompt_share=0.5,
+        max_prompt_tokens=64,
+        max_continuation_tokens=48,
+        ngram=4,
+        models=[],
+        comparisons=[],
+    )
+    runs_repo.update_run_config(
+        project.engine,
+        run_id,
+        {"probes": {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}},
+    )
+    results = load_run_results(project.engine, run_id)
+    out = write_run_report(results, analyse(results, n_boot=300, n_perm=500), tmp_path / "p.pdf")
+    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(str(out)).pages)
+    assert "Learned or recited?" in text and "Log-lik. change" in text
+    assert "reasons better" in text  # the scripted fine-tune gains on reasoning points in this pass

@@ -1,0 +1,443 @@
+"""Memorisation and familiarity probes: does a LoRA know its training reports by heart?
+
+A fine-tune on a project's reports can score better on questions about them for two
+very different reasons: it reasons better with the material, or it has memorised the
+text. Benchmark scores cannot tell these apart; these probes look at the model itself:
+
+* **familiarity**: mean per-token log-likelihood of corpus passages under each model,
+  and of control text (the same passages with words shuffled within sentences, or
+  held-out text the user names). A fine-tune that gains on the passages but not on
+  the shuffled controls has learnt the word *order* of the reports, not just their
+  vocabulary; differences are paired over passages with a bootstrap interval.
+* **verbatim recall**: each model is prompted with the start of a passage and
+  continues it greedily; how much of the true continuation comes back (longest common
+  run, 4-gram overlap, exact match), against the same on controls.
+* **reading**: one plain sentence per fine-tune that puts the recall/likelihood change
+  next to the pointwise score change per component kind, when one is given.
+
+The first model is the base; every other one is compared with it. Models are opened
+one at a time through factories, so only one is in memory at once.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+
+import numpy as np
+
+from gtreview.core.corpus import ParsedDocument
+from gtreview.core.recall import exact_match, longest_common_token_run, ngram_overlap, shuffle_within_sentences
+from gtreview.core.statistics import Difference, StatModel, paired_difference_of_means
+from gtreview.core.stats_base import opt
+
+if TYPE_CHECKING:
+    from gtreview.inference.llama_scoring import TokenScores
+
+MIN_WORDS = 30
+NGRAM = 4
+
+
+class ProbeEngine(Protocol):
+    """What the probes need of a model: raw-text scoring and greedy continuation
+    (:class:`gtreview.inference.llama_engine.BatchedLlamaEngine` has both)."""
+
+    def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[TokenScores]: ...
+
+    def greedy_continuations(self, prompts: Sequence[str | Sequence[int]], max_tokens: int) -> list[list[int]]: ...
+
+    def close(self) -> None: ...
+
+
+EngineFactory = Callable[[], ProbeEngine]
+ControlKind = Literal["shuffled", "held-out"]
+_T = TypeVar("_T")
+
+
+# -- passages ------------------------------------------------------------------
+
+
+def sample_passages(
+    documents: Sequence[ParsedDocument], n: int, *, seed: int = 0, min_words: int = MIN_WORDS
+) -> list[str]:
+    """Up to ``n`` corpus passages of at least ``min_words`` words, drawn reproducibly.
+
+    Short passages (headings, table captions) say little about memorisation and give
+    too few tokens to continue, so they are left out before sampling.
+    """
+    pool = [p.text for d in documents for p in d.passages if len(p.text.split()) >= min_words]
+    if n >= len(pool):
+        return pool
+    picked = sorted(random.Random(seed).sample(range(len(pool)), n))
+    return [pool[i] for i in picked]
+
+
+def shuffled_controls(passages: Sequence[str], seed: int) -> list[str]:
+    """One shuffled control per passage (paired with it), each with its own seed."""
+    return [shuffle_within_sentences(text, seed * 100_003 + i) for i, text in enumerate(passages)]
+
+
+def _controls(passages: Sequence[str], controls: Sequence[str] | None, seed: int) -> tuple[list[str], ControlKind]:
+    if controls is None:
+        return shuffled_controls(passages, seed), "shuffled"
+    return list(controls), "held-out"
+
+
+def _each_model(factories: Mapping[str, EngineFactory], work: Callable[[ProbeEngine], _T]) -> list[_T]:
+    if len(factories) < 2:
+        raise ValueError("probes compare models: name a base and at least one fine-tune")
+    results: list[_T] = []
+    for factory in factories.values():
+        engine = factory()
+        try:
+            results.append(work(engine))
+        finally:
+            engine.close()
+    return results
+
+
+# -- familiarity ---------------------------------------------------------------
+
+
+class ModelLikelihood(StatModel):
+    """Mean per-token log-likelihood (nats) of one model, averaged over texts."""
+
+    label: str
+    passages: float | None
+    controls: float | None
+
+
+class FamiliarityComparison(StatModel):
+    """One fine-tune against the base. ``excess`` is the passage gain beyond the gain on
+    each passage's own shuffled control (paired; None with held-out controls)."""
+
+    label: str
+    base: str
+    passages: Difference
+    controls: Difference | None
+    excess: Difference | None
+
+
+class FamiliarityReport(StatModel):
+    n_passages: int
+    n_controls: int
+    control_kind: ControlKind
+    models: list[ModelLikelihood]
+    comparisons: list[FamiliarityComparison]
+
+
+def _mean_loglik(engine: ProbeEngine, texts: Sequence[str]) -> list[float]:
+    return [s.mean for s in engine.score_texts(texts)] if texts else []
+
+
+def _nan_mean(values: Sequence[float]) -> float | None:
+    array = np.asarray(values, dtype=np.float64)
+    array = array[~np.isnan(array)]
+    return opt(array.mean()) if array.size else None
+
+
+def familiarity(
+    factories: Mapping[str, EngineFactory],
+    passages: Sequence[str],
+    *,
+    controls: Sequence[str] | None = None,
+    seed: int = 0,
+) -> FamiliarityReport:
+    """Likelihood of the passages and controls under each model, and each fine-tune's
+    paired difference from the base (the first factory)."""
+    control_texts, kind = _controls(passages, controls, seed)
+
+    def work(engine: ProbeEngine) -> tuple[list[float], list[float]]:
+        return _mean_loglik(engine, passages), _mean_loglik(engine, control_texts)
+
+    scores = _each_model(factories, work)
+    return _familiarity_report(list(factories), scores, len(passages), kind, seed)
+
+
+def _familiarity_report(
+    labels: list[str], scores: list[tuple[list[float], list[float]]], n: int, kind: ControlKind, seed: int
+) -> FamiliarityReport:
+    models = [
+        ModelLikelihood(label=label, passages=_nan_mean(p), controls=_nan_mean(c))
+        for label, (p, c) in zip(labels, scores, strict=True)
+    ]
+    base_p, base_c = (np.asarray(x, dtype=np.float64) for x in scores[0])
+    comparisons = []
+    for label, (p, c) in zip(labels[1:], scores[1:], strict=True):
+        ft_p, ft_c = np.asarray(p, dtype=np.float64), np.asarray(c, dtype=np.float64)
+        paired = kind == "shuffled"
+        comparisons.append(
+            FamiliarityComparison(
+                label=label,
+                base=labels[0],
+                passages=paired_difference_of_means(ft_p, base_p, seed=seed),
+                controls=paired_difference_of_means(ft_c, base_c, seed=seed) if ft_c.size else None,
+                excess=paired_difference_of_means(ft_p - ft_c, base_p - base_c, seed=seed) if paired else None,
+            )
+        )
+    return FamiliarityReport(
+        n_passages=n, n_controls=len(scores[0][1]), control_kind=kind, models=models, comparisons=comparisons
+    )
+
+
+# -- verbatim recall -----------------------------------------------------------
+
+
+class RecallSummary(StatModel):
+    """Means over texts; ``longest_run_share`` is the run over the continuation length."""
+
+    n: int
+    longest_run: float | None
+    longest_run_share: float | None
+    ngram_overlap: float | None
+    exact_match_rate: float | None
+
+
+class ModelRecall(StatModel):
+    label: str
+    passages: RecallSummary
+    controls: RecallSummary
+
+
+class RecallComparison(StatModel):
+    """One fine-tune against the base, paired over passages (and over controls)."""
+
+    label: str
+    base: str
+    ngram_overlap: Difference
+    longest_run_share: Difference
+    exact_match: Difference
+    control_ngram_overlap: Difference
+
+
+class RecallReport(StatModel):
+    n_passages: int
+    control_kind: ControlKind
+    prompt_share: float
+    max_prompt_tokens: int
+    max_continuation_tokens: int
+    ngram: int
+    models: list[ModelRecall]
+    comparisons: list[RecallComparison]
+
+
+# per text: (longest run, run share, n-gram overlap, exact match); NaN where untestable
+_Measures = list[tuple[float, float, float, float]]
+
+
+def split_for_recall(
+    tokens: Sequence[int], *, prompt_share: float = 0.5, max_prompt: int = 64, max_continuation: int = 48
+) -> tuple[list[int], list[int]]:
+    """The prompt (the first ``prompt_share`` of the tokens, at most ``max_prompt``, at
+    least the BOS and one token) and the true continuation that follows it (at most
+    ``max_continuation`` tokens)."""
+    cut = max(2, min(max_prompt, int(len(tokens) * prompt_share)))
+    return list(tokens[:cut]), list(tokens[cut : cut + max_continuation])
+
+
+def _recall_measures(
+    engine: ProbeEngine, texts: Sequence[str], prompt_share: float, max_prompt: int, max_continuation: int
+) -> _Measures:
+    if not texts:
+        return []
+    splits = [
+        split_for_recall(
+            s.text_tokens, prompt_share=prompt_share, max_prompt=max_prompt, max_continuation=max_continuation
+        )
+        for s in engine.score_texts(texts)
+    ]
+    longest = max((len(truth) for _, truth in splits), default=0)
+    generated = engine.greedy_continuations([prompt for prompt, _ in splits], longest) if longest else []
+    measures: _Measures = []
+    for (_, truth), output in zip(splits, generated or [[] for _ in splits], strict=True):
+        if len(truth) < NGRAM:  # too short to say anything
+            measures.append((np.nan, np.nan, np.nan, np.nan))
+            continue
+        candidate = output[: len(truth)]
+        run = longest_common_token_run(truth, candidate)
+        measures.append(
+            (float(run), run / len(truth), ngram_overlap(truth, candidate, NGRAM), float(exact_match(truth, candidate)))
+        )
+    return measures
+
+
+def _summary(measures: _Measures) -> RecallSummary:
+    array = np.asarray(measures, dtype=np.float64).reshape(-1, 4)
+    known = array[~np.isnan(array[:, 0])]
+    means = [opt(known[:, k].mean()) if known.size else None for k in range(4)]
+    return RecallSummary(
+        n=int(known.shape[0]),
+        longest_run=means[0],
+        longest_run_share=means[1],
+        ngram_overlap=means[2],
+        exact_match_rate=means[3],
+    )
+
+
+def verbatim_recall(
+    factories: Mapping[str, EngineFactory],
+    passages: Sequence[str],
+    *,
+    controls: Sequence[str] | None = None,
+    seed: int = 0,
+    prompt_share: float = 0.5,
+    max_prompt: int = 64,
+    max_continuation: int = 48,
+) -> RecallReport:
+    """Greedy continuations of each passage's start (and each control's) under every
+    model, measured against the true continuation."""
+    control_texts, kind = _controls(passages, controls, seed)
+
+    def work(engine: ProbeEngine) -> tuple[_Measures, _Measures]:
+        return (
+            _recall_measures(engine, passages, prompt_share, max_prompt, max_continuation),
+            _recall_measures(engine, control_texts, prompt_share, max_prompt, max_continuation),
+        )
+
+    results = _each_model(factories, work)
+    return _recall_report(list(factories), results, kind, seed, prompt_share, max_prompt, max_continuation)
+
+
+def _recall_report(
+    labels: list[str],
+    results: list[tuple[_Measures, _Measures]],
+    kind: ControlKind,
+    seed: int,
+    prompt_share: float,
+    max_prompt: int,
+    max_continuation: int,
+) -> RecallReport:
+    def column(measures: _Measures, k: int) -> np.ndarray:
+        return np.asarray(measures, dtype=np.float64).reshape(-1, 4)[:, k]
+
+    base_p, base_c = results[0]
+    comparisons = [
+        RecallComparison(
+            label=label,
+            base=labels[0],
+            ngram_overlap=paired_difference_of_means(column(p, 2), column(base_p, 2), seed=seed),
+            longest_run_share=paired_difference_of_means(column(p, 1), column(base_p, 1), seed=seed),
+            exact_match=paired_difference_of_means(column(p, 3), column(base_p, 3), seed=seed),
+            control_ngram_overlap=paired_difference_of_means(column(c, 2), column(base_c, 2), seed=seed),
+        )
+        for label, (p, c) in zip(labels[1:], results[1:], strict=True)
+    ]
+    return RecallReport(
+        n_passages=len(base_p),
+        control_kind=kind,
+        prompt_share=prompt_share,
+        max_prompt_tokens=max_prompt,
+        max_continuation_tokens=max_continuation,
+        ngram=NGRAM,
+        models=[
+            ModelRecall(label=label, passages=_summary(p), controls=_summary(c))
+            for label, (p, c) in zip(labels, results, strict=True)
+        ],
+        comparisons=comparisons,
+    )
+
+
+def run_probes(
+    factories: Mapping[str, EngineFactory],
+    passages: Sequence[str],
+    *,
+    controls: Sequence[str] | None = None,
+    seed: int = 0,
+    prompt_share: float = 0.5,
+    max_prompt: int = 64,
+    max_continuation: int = 48,
+) -> tuple[FamiliarityReport, RecallReport]:
+    """Both probes, opening each model once (what the CLI runs)."""
+    control_texts, kind = _controls(passages, controls, seed)
+
+    def work(engine: ProbeEngine) -> tuple[tuple[list[float], list[float]], tuple[_Measures, _Measures]]:
+        return (
+            (_mean_loglik(engine, passages), _mean_loglik(engine, control_texts)),
+            (
+                _recall_measures(engine, passages, prompt_share, max_prompt, max_continuation),
+                _recall_measures(engine, control_texts, prompt_share, max_prompt, max_continuation),
+            ),
+        )
+
+    raw = _each_model(factories, work)
+    labels = list(factories)
+    likelihoods = [r[0] for r in raw]
+    measures = [r[1] for r in raw]
+    return (
+        _familiarity_report(labels, likelihoods, len(passages), kind, seed),
+        _recall_report(labels, measures, kind, seed, prompt_share, max_prompt, max_continuation),
+    )
+
+
+# -- reading -------------------------------------------------------------------
+
+
+class Reading(StatModel):
+    """The plain reading for one fine-tune, with the figures it rests on."""
+
+    label: str
+    recites_more: bool
+    reasons_better: bool | None  # None: no pointwise reasoning scores were given
+    text: str
+    evidence: list[str]
+
+
+def _fmt(name: str, diff: Difference | None, unit: str = "") -> str:
+    if diff is None or diff.mean_difference is None:
+        return f"{name}: no data"
+    ci = f" [{diff.ci.low:+.3f}, {diff.ci.high:+.3f}]" if diff.ci is not None else ""
+    return f"{name}: {diff.mean_difference:+.3f}{unit}{ci} ({diff.verdict}, n={diff.n_questions})"
+
+
+def reading(
+    familiarity: FamiliarityReport,
+    recall: RecallReport,
+    pointwise: Mapping[str, Mapping[str, Difference]] | None = None,
+) -> list[Reading]:
+    """One reading per fine-tune: "reasons better", "recites more, reasons no better",
+    "recites more" (no pointwise scores to judge reasoning by) or "within noise".
+
+    *Recites more* needs an interval clear of zero on a memorisation signal that a
+    better general model would not also show: 4-gram recall of the passages beyond
+    what the controls show, or a likelihood gain beyond the shuffled control's (or on
+    the passages but not on held-out controls). ``pointwise`` maps a fine-tune's label
+    to its score difference per component kind; the ``reasoning`` kind decides
+    *reasons better*.
+    """
+    recall_by = {c.label: c for c in recall.comparisons}
+    readings = []
+    for fam in familiarity.comparisons:
+        rec = recall_by.get(fam.label)
+        better = "fine-tune better"
+        recall_up = (
+            rec is not None and rec.ngram_overlap.verdict == better and rec.control_ngram_overlap.verdict != better
+        )
+        if fam.excess is not None:
+            likelihood_up = fam.excess.verdict == better
+        else:
+            likelihood_up = fam.passages.verdict == better and (fam.controls is None or fam.controls.verdict != better)
+        recites = recall_up or likelihood_up
+        kinds = {k.lower(): d for k, d in (pointwise or {}).get(fam.label, {}).items()}
+        reasoning = kinds.get("reasoning")
+        reasons = None if reasoning is None else reasoning.verdict == better
+        if reasons:
+            text = "reasons better"
+        elif recites:
+            text = "recites more, reasons no better" if reasons is not None else "recites more"
+        else:
+            text = "within noise"
+        evidence = [
+            _fmt("log-likelihood on passages", fam.passages, " nats/token"),
+            _fmt(f"log-likelihood on {familiarity.control_kind} controls", fam.controls, " nats/token"),
+        ]
+        if fam.excess is not None:
+            evidence.append(_fmt("log-likelihood gain beyond the shuffled control", fam.excess, " nats/token"))
+        if rec is not None:
+            evidence.append(_fmt(f"{recall.ngram}-gram recall of passages", rec.ngram_overlap))
+            evidence.append(_fmt(f"{recall.ngram}-gram recall of controls", rec.control_ngram_overlap))
+        evidence.extend(_fmt(f"pointwise {kind} score", diff) for kind, diff in sorted(kinds.items()))
+        readings.append(
+            Reading(label=fam.label, recites_more=recites, reasons_better=reasons, text=text, evidence=evidence)
+        )
+    return readings

@@ -39,6 +39,8 @@ def status_line(engine: Engine, results: RunResults, set_id: int | None) -> str:
             f"Judge vs expert on {agreement.n_graded} hand-graded answers: gate kappa {fmt(gate)}, "
             f"total alpha {fmt(agreement.totals.alpha.alpha)}, mean abs. difference {fmt(agreement.totals.mad)}."
         )
+    if results.probes:
+        parts.append(probe_readings(results))
     adjudicated = sum(1 for s in results.samples if s.adjudicated)
     if adjudicated:
         parts.append(f"{adjudicated} score(s) settled by an expert.")
@@ -66,3 +68,17 @@ def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int =
     return ResultsBundle(
         results=results, analysis=analysis, status=status_line(engine, results, set_id), leaderboard=board
     )
+
+
+def probe_readings(results: RunResults) -> str:
+    """The learned-or-recited reading of the memorisation probes kept with the pass."""
+    from gtreview.runs.probes import FamiliarityReport, RecallReport, reading
+
+    assert results.probes is not None
+    analysis = analyse(results, n_boot=300, n_perm=500)
+    readings = reading(
+        FamiliarityReport.model_validate(results.probes["familiarity"]),
+        RecallReport.model_validate(results.probes["recall"]),
+        {f.label: f.kind_differences for f in analysis.finetunes},
+    )
+    return "Probes: " + "; ".join(f"{r.label}: {r.text}" for r in readings) + "."

@@ -9,6 +9,7 @@ not change what a finished pass reports.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -101,8 +102,8 @@ class RunResults(BaseModel):
     def _index(self) -> dict[tuple[str, str, int], SampleResult]:
         return {(s.model, s.qid, s.sample_index): s for s in self.samples}
 
-    def score_matrix(self, model: str) -> np.ndarray:
-        """(questions, repeats): totals; errors are 0; unscored and missing are NaN."""
+    def _matrix(self, model: str, value: Callable[[SampleResult], float | None]) -> np.ndarray:
+        """(questions, repeats): errors count as 0 (a failure), missing samples are NaN."""
         index = self._index()
         out = np.full((len(self.questions), self.repeats), np.nan)
         for qi, question in enumerate(self.questions):
@@ -112,24 +113,17 @@ class RunResults(BaseModel):
                     continue
                 if sample.status is SampleStatus.ERROR:
                     out[qi, k] = 0.0
-                elif sample.status is SampleStatus.SCORED and sample.total is not None:
-                    out[qi, k] = sample.total
+                elif sample.status is SampleStatus.SCORED and (number := value(sample)) is not None:
+                    out[qi, k] = number
         return out
+
+    def score_matrix(self, model: str) -> np.ndarray:
+        """(questions, repeats): totals; errors are 0; unscored and missing are NaN."""
+        return self._matrix(model, lambda s: s.total)
 
     def gate_matrix(self, model: str) -> np.ndarray:
         """(questions, repeats): 1 gate passed, 0 failed (errors fail), NaN unknown."""
-        index = self._index()
-        out = np.full((len(self.questions), self.repeats), np.nan)
-        for qi, question in enumerate(self.questions):
-            for k in range(self.repeats):
-                sample = index.get((model, question.id, k))
-                if sample is None:
-                    continue
-                if sample.status is SampleStatus.ERROR:
-                    out[qi, k] = 0.0
-                elif sample.status is SampleStatus.SCORED and sample.gate_passed is not None:
-                    out[qi, k] = float(sample.gate_passed)
-        return out
+        return self._matrix(model, lambda s: None if s.gate_passed is None else float(s.gate_passed))
 
     def kind_share(self, model: str) -> np.ndarray:
         """(questions, repeats, 3): share of the gate, binary and reasoning points earned;

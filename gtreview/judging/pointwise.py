@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -133,21 +134,29 @@ def _judge_group(
 ) -> list[Judgement]:
     question = group[0].question
     schema = verdict_schema(question, reason_chars=settings.reason_chars)
-    common = {"prompt_sha256": template_sha, "judge": backend.spec, "sampling": settings.sampling}
     done: list[Judgement] = []
+
+    def finish(task: JudgeTask, status: JudgementStatus, **fields: Any) -> None:
+        done.append(
+            Judgement(
+                key=task.key,
+                question_id=question.id,
+                fixture_id=task.fixture_id,
+                status=status,
+                prompt_sha256=template_sha,
+                judge=backend.spec,
+                sampling=settings.sampling,
+                **fields,
+            )
+        )
+
     pending: list[tuple[JudgeTask, list[ChatMessage], list[str], str]] = []
     for task in group:
         if not task.answer.strip():
-            record = empty_answer_record(question, grader_id=backend.spec, fixture_id=task.fixture_id)
-            done.append(
-                Judgement(
-                    key=task.key,
-                    question_id=question.id,
-                    fixture_id=task.fixture_id,
-                    status=JudgementStatus.SCORED,
-                    record=record,
-                    **common,
-                )
+            finish(
+                task,
+                JudgementStatus.SCORED,
+                record=empty_answer_record(question, grader_id=backend.spec, fixture_id=task.fixture_id),
             )
         else:
             pending.append((task, base_messages(question, task.answer, global_variants), [], ""))
@@ -175,30 +184,8 @@ def _judge_group(
                 )
                 continue
             record = score_verdict(question, verdict, grader_id=backend.spec, fixture_id=task.fixture_id)
-            done.append(
-                Judgement(
-                    key=task.key,
-                    question_id=question.id,
-                    fixture_id=task.fixture_id,
-                    status=JudgementStatus.SCORED,
-                    record=record,
-                    attempts=attempt + 1,
-                    replies=history,
-                    **common,
-                )
-            )
+            finish(task, JudgementStatus.SCORED, record=record, attempts=attempt + 1, replies=history)
         pending = still
     for task, _, history, reason in pending:
-        done.append(
-            Judgement(
-                key=task.key,
-                question_id=question.id,
-                fixture_id=task.fixture_id,
-                status=JudgementStatus.UNSCORED,
-                unscored_reason=reason,
-                attempts=settings.reasks + 1,
-                replies=history,
-                **common,
-            )
-        )
+        finish(task, JudgementStatus.UNSCORED, unscored_reason=reason, attempts=settings.reasks + 1, replies=history)
     return done

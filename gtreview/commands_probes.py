@@ -108,7 +108,7 @@ def _read_controls(path: Path) -> list[str]:
 def probe(args: argparse.Namespace) -> int:
     from gtreview.commands import open_cli_project
     from gtreview.inference.gguf_check import ModelFileError
-    from gtreview.runs.probes import MIN_WORDS, reading, run_probes, sample_passages
+    from gtreview.runs.probes import MIN_WORDS, reading, run_probes_by_group, sample_passage_records
     from gtreview.store.corpus_repo import load_documents
 
     if args.passages < 2:
@@ -120,16 +120,20 @@ def probe(args: argparse.Namespace) -> int:
         documents = load_documents(project.engine)
     finally:
         project.close()
-    passages = sample_passages(documents, args.passages, seed=args.seed)
+    records = sample_passage_records(documents, args.passages, seed=args.seed)
+    passages = [text for _, text in records]
     if len(passages) < 2:
         raise CliError(f"the project corpus has {len(passages)} passages of {MIN_WORDS}+ words; import reports first")
+    groups = _section_groups(args, documents, [name for name, _ in records]) if args.run_id is not None else {}
     try:
-        familiarity, recall = run_probes(factories, passages, controls=controls, seed=args.seed)
+        familiarity, recall, by_section = run_probes_by_group(
+            factories, passages, groups, controls=controls, seed=args.seed
+        )
     except (ModelFileError, ValueError) as exc:
         raise CliError(str(exc)) from None
     pointwise = None
     if args.run_id is not None:
-        pointwise = _store_with_run(args, familiarity, recall)
+        pointwise = _store_with_run(args, familiarity, recall, by_section)
     readings = reading(familiarity, recall, pointwise)
     if args.json:
         print_json(
@@ -171,7 +175,37 @@ def _num(value: float | None) -> str:
 HANDLERS = {("probe", None): probe}
 
 
-def _store_with_run(args: argparse.Namespace, familiarity: Any, recall: Any) -> dict[str, Any] | None:
+def _section_groups(args: argparse.Namespace, documents: Any, passage_documents: list[str]) -> dict[str, list[int]]:
+    """Passages grouped by the benchmark sections whose questions cite their documents."""
+    from gtreview.commands import open_cli_project
+    from gtreview.corpus.locators import CorpusIndex
+    from gtreview.report.results import load_run_results
+
+    project = open_cli_project(args)
+    try:
+        try:
+            results = load_run_results(project.engine, args.run_id)
+        except (KeyError, ValueError) as exc:
+            raise CliError(str(exc).strip("'\"")) from None
+    finally:
+        project.close()
+    index = CorpusIndex(documents)
+    cited: dict[str, set[str]] = {}
+    for question in results.questions:
+        section = question.section or "(none)"
+        for evidence in question.evidence:
+            document = index.match(evidence.source or "")
+            if document is not None:
+                cited.setdefault(section, set()).add(document.name)
+    return {
+        section: [i for i, name in enumerate(passage_documents) if name in names]
+        for section, names in sorted(cited.items())
+    }
+
+
+def _store_with_run(
+    args: argparse.Namespace, familiarity: Any, recall: Any, by_section: dict[str, Any]
+) -> dict[str, Any] | None:
     """Keep the probes with the pass and read them against its component-kind differences."""
     from gtreview.commands import open_cli_project
     from gtreview.report.analysis import analyse
@@ -187,7 +221,16 @@ def _store_with_run(args: argparse.Namespace, familiarity: Any, recall: Any) -> 
         runs_repo.update_run_config(
             project.engine,
             args.run_id,
-            {"probes": {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}},
+            {
+                "probes": {
+                    "familiarity": familiarity.model_dump(mode="json"),
+                    "recall": recall.model_dump(mode="json"),
+                    "sections": {
+                        name: {"familiarity": fam.model_dump(mode="json"), "recall": rec.model_dump(mode="json")}
+                        for name, (fam, rec) in by_section.items()
+                    },
+                }
+            },
         )
         analysis = analyse(results, n_boot=500, n_perm=2000)
     finally:

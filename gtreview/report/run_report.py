@@ -55,6 +55,7 @@ def build_report(
     _failures(doc, results)
     if results.probes:
         _probes(doc, results, analysis)
+        _probes_by_section(doc, results, analysis)
     if agreement is not None and agreement.n_graded:
         _agreement(doc, agreement)
     _configuration(doc, results)
@@ -115,6 +116,51 @@ def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> 
             ],
             rows=rows,
             widths=[1.1, 1.5, 1.5, 1.5, 1.2, 1.2, 1.2, 1.6],
+        )
+    )
+
+
+def _probes_by_section(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
+    """Per benchmark section: memorisation signals on the sources the section cites, beside
+    the section's score change (fine-tune minus base, paired over its questions)."""
+    from gtreview.core.statistics import paired_difference
+    from gtreview.runs.probes import FamiliarityReport, RecallReport
+
+    assert results.probes is not None
+    sections = results.probes.get("sections") or {}
+    if not sections:
+        return
+    rows = []
+    for section, stored in sorted(sections.items()):
+        familiarity = FamiliarityReport.model_validate(stored["familiarity"])
+        recall = {c.label: c for c in RecallReport.model_validate(stored["recall"]).comparisons}
+        question_rows = [i for i, q in enumerate(results.questions) if (q.section or "(none)") == section]
+        for comparison in familiarity.comparisons:
+            label = comparison.label
+            scores = paired_difference(
+                results.score_matrix(label)[question_rows],
+                results.score_matrix(results.base)[question_rows],
+                n_boot=500,
+                n_perm=2000,
+            )
+            memo = recall.get(label)
+            rows.append(
+                [
+                    section,
+                    label,
+                    str(familiarity.n_passages),
+                    f"{fmt(comparison.passages.mean_difference, 3)} {fmt_ci(comparison.passages, 3)}",
+                    f"{fmt(memo.ngram_overlap.mean_difference, 3)} {fmt_ci(memo.ngram_overlap, 3)}" if memo else "–",
+                    f"{fmt(scores.mean_difference)} {fmt_ci(scores)}",
+                ]
+            )
+    doc.add(Heading(text="By section", level=2))
+    doc.add(
+        Table(
+            header=["Section", "Fine-tune", "Passages", "Log-lik. change", "Recall change", "Score change /10"],
+            rows=rows,
+            widths=[0.8, 1.2, 0.8, 1.8, 1.8, 1.8],
+            caption="Passages are those of the documents the section's questions cite.",
         )
     )
 

@@ -53,6 +53,7 @@ class ProbeEngine(Protocol):
 EngineFactory = Callable[[], ProbeEngine]
 ControlKind = Literal["shuffled", "held-out"]
 _T = TypeVar("_T")
+_V = TypeVar("_V")
 
 
 # -- passages ------------------------------------------------------------------
@@ -66,7 +67,14 @@ def sample_passages(
     Short passages (headings, table captions) say little about memorisation and give
     too few tokens to continue, so they are left out before sampling.
     """
-    pool = [p.text for d in documents for p in d.passages if len(p.text.split()) >= min_words]
+    return [text for _, text in sample_passage_records(documents, n, seed=seed, min_words=min_words)]
+
+
+def sample_passage_records(
+    documents: Sequence[ParsedDocument], n: int, *, seed: int = 0, min_words: int = MIN_WORDS
+) -> list[tuple[str, str]]:
+    """The same sample as :func:`sample_passages`, each passage with its document's name."""
+    pool = [(d.name, p.text) for d in documents for p in d.passages if len(p.text.split()) >= min_words]
     if n >= len(pool):
         return pool
     picked = sorted(random.Random(seed).sample(range(len(pool)), n))
@@ -338,17 +346,19 @@ def _recall_report(
     )
 
 
-def run_probes(
+_Raw = tuple[list[str], list[tuple[list[float], list[float]]], list[tuple[_Measures, _Measures]], ControlKind]
+
+
+def _run_raw(
     factories: Mapping[str, EngineFactory],
     passages: Sequence[str],
-    *,
-    controls: Sequence[str] | None = None,
-    seed: int = 0,
-    prompt_share: float = 0.5,
-    max_prompt: int = 64,
-    max_continuation: int = 48,
-) -> tuple[FamiliarityReport, RecallReport]:
-    """Both probes, opening each model once (what the CLI runs)."""
+    controls: Sequence[str] | None,
+    seed: int,
+    prompt_share: float,
+    max_prompt: int,
+    max_continuation: int,
+) -> _Raw:
+    """Per-passage likelihoods and recall measures of every model, each model opened once."""
     control_texts, kind = _controls(passages, controls, seed)
 
     def work(engine: ProbeEngine) -> tuple[tuple[list[float], list[float]], tuple[_Measures, _Measures]]:
@@ -361,13 +371,68 @@ def run_probes(
         )
 
     raw = _each_model(factories, work)
-    labels = list(factories)
-    likelihoods = [r[0] for r in raw]
-    measures = [r[1] for r in raw]
+    return list(factories), [r[0] for r in raw], [r[1] for r in raw], kind
+
+
+def run_probes(
+    factories: Mapping[str, EngineFactory],
+    passages: Sequence[str],
+    *,
+    controls: Sequence[str] | None = None,
+    seed: int = 0,
+    prompt_share: float = 0.5,
+    max_prompt: int = 64,
+    max_continuation: int = 48,
+) -> tuple[FamiliarityReport, RecallReport]:
+    """Both probes, opening each model once (what the CLI runs)."""
+    labels, likelihoods, measures, kind = _run_raw(
+        factories, passages, controls, seed, prompt_share, max_prompt, max_continuation
+    )
     return (
         _familiarity_report(labels, likelihoods, len(passages), kind, seed),
         _recall_report(labels, measures, kind, seed, prompt_share, max_prompt, max_continuation),
     )
+
+
+def run_probes_by_group(
+    factories: Mapping[str, EngineFactory],
+    passages: Sequence[str],
+    groups: Mapping[str, Sequence[int]],
+    *,
+    controls: Sequence[str] | None = None,
+    seed: int = 0,
+    prompt_share: float = 0.5,
+    max_prompt: int = 64,
+    max_continuation: int = 48,
+) -> tuple[FamiliarityReport, RecallReport, dict[str, tuple[FamiliarityReport, RecallReport]]]:
+    """The probes overall and per group of passages (e.g. the sources a benchmark section cites).
+
+    Shuffled controls stay paired with their passages inside a group; held-out controls
+    are used whole for every group.
+    """
+    labels, likelihoods, measures, kind = _run_raw(
+        factories, passages, controls, seed, prompt_share, max_prompt, max_continuation
+    )
+    overall = (
+        _familiarity_report(labels, likelihoods, len(passages), kind, seed),
+        _recall_report(labels, measures, kind, seed, prompt_share, max_prompt, max_continuation),
+    )
+
+    def pick(values: list[_V], rows: Sequence[int], paired: bool) -> list[_V]:
+        return [values[i] for i in rows] if paired else values
+
+    by_group = {}
+    for name, rows in groups.items():
+        if len(rows) < 2:
+            continue  # an interval needs two passages
+        paired = kind == "shuffled"
+        group_likelihoods = [(pick(p, rows, True), pick(c, rows, paired)) for p, c in likelihoods]
+        group_measures = [(pick(p, rows, True), pick(c, rows, paired)) for p, c in measures]
+        by_group[name] = (
+            _familiarity_report(labels, group_likelihoods, len(rows), kind, seed),
+            _recall_report(labels, group_measures, kind, seed, prompt_share, max_prompt, max_continuation),
+        )
+    return overall[0], overall[1], by_group
 
 
 # -- reading -------------------------------------------------------------------

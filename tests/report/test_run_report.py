@@ -189,13 +189,11 @@ def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp
         models=[],
         comparisons=[],
     )
-    runs_repo.update_run_config(
-        project.engine,
-        run_id,
-        {"probes": {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}},
-    )
+    stored = {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}
+    runs_repo.update_run_config(project.engine, run_id, {"probes": {**stored, "sections": {"A": stored}}})
     results = load_run_results(project.engine, run_id)
     out = write_run_report(results, analyse(results, n_boot=300, n_perm=500), tmp_path / "p.pdf")
     text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(str(out)).pages)
     assert "Learned or recited?" in text and "Log-lik. change" in text
     assert "reasons better" in text  # the scripted fine-tune gains on reasoning points in this pass
+    assert "By section" in text and "Score change /10" in text

@@ -127,6 +127,23 @@ def test_familiarity_and_recall_reports_on_tiny_models(tiny_gguf: Path, tiny_lor
     assert len(reading(fam, rec)) == 1
 
 
+def test_probes_by_group_restrict_to_the_group_passages(tiny_gguf: Path, tiny_lora: Path) -> None:
+    from gtreview.runs.probes import run_probes_by_group
+
+    factories = {"base": lambda: engine(tiny_gguf), "lora": lambda: engine(tiny_gguf, tiny_lora)}
+    rows = [0, 2]
+    fam, rec, groups = run_probes_by_group(factories, TEXTS, {"A": rows, "lonely": [1]}, seed=1)
+    assert set(groups) == {"A"}  # one passage gives no interval: left out
+    group_fam, group_rec = groups["A"]
+    assert group_fam.n_passages == 2 and group_rec.n_passages == 2
+    base_all = fam.models[0].passages
+    base_group = group_fam.models[0].passages
+    assert base_all is not None and base_group is not None and base_group != base_all
+    # the group's figures are the same passages' figures computed alone
+    alone, _ = run_probes(factories, [TEXTS[i] for i in rows], seed=1)
+    assert abs(base_group - (alone.models[0].passages or 0.0)) < 1e-3
+
+
 def test_sample_passages_is_reproducible_and_skips_short_ones() -> None:
     long_text = " ".join(["gold"] * 30)
     doc = ParsedDocument(

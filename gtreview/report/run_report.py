@@ -55,7 +55,7 @@ def build_report(
     _failures(doc, results)
     if results.probes:
         _probes(doc, results, analysis)
-        _probes_by_section(doc, results, analysis)
+        _probes_by_section(doc, results)
     if agreement is not None and agreement.n_graded:
         _agreement(doc, agreement)
     _configuration(doc, results)
@@ -120,16 +120,16 @@ def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> 
     )
 
 
-def _probes_by_section(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
+PROBE_SECTION_HEADER = ["Section", "Fine-tune", "Passages", "Log-lik. change", "Recall change", "Score change /10"]
+
+
+def probe_section_rows(results: RunResults) -> list[list[str]]:
     """Per benchmark section: memorisation signals on the sources the section cites, beside
     the section's score change (fine-tune minus base, paired over its questions)."""
     from gtreview.core.statistics import paired_difference
     from gtreview.runs.probes import FamiliarityReport, RecallReport
 
-    assert results.probes is not None
-    sections = results.probes.get("sections") or {}
-    if not sections:
-        return
+    sections = (results.probes or {}).get("sections") or {}
     rows = []
     for section, stored in sorted(sections.items()):
         familiarity = FamiliarityReport.model_validate(stored["familiarity"])
@@ -154,15 +154,21 @@ def _probes_by_section(doc: ReportDocument, results: RunResults, analysis: RunAn
                     f"{fmt(scores.mean_difference)} {fmt_ci(scores)}",
                 ]
             )
-    doc.add(Heading(text="By section", level=2))
-    doc.add(
-        Table(
-            header=["Section", "Fine-tune", "Passages", "Log-lik. change", "Recall change", "Score change /10"],
-            rows=rows,
-            widths=[0.8, 1.2, 0.8, 1.8, 1.8, 1.8],
-            caption="Passages are those of the documents the section's questions cite.",
+    return rows
+
+
+def _probes_by_section(doc: ReportDocument, results: RunResults) -> None:
+    rows = probe_section_rows(results)
+    if rows:
+        doc.add(Heading(text="By section", level=2))
+        doc.add(
+            Table(
+                header=PROBE_SECTION_HEADER,
+                rows=rows,
+                widths=[0.8, 1.2, 0.8, 1.8, 1.8, 1.8],
+                caption="Passages are those of the documents the section's questions cite.",
+            )
         )
-    )
 
 
 def _agreement(doc: ReportDocument, agreement: Any) -> None:

@@ -132,7 +132,7 @@ def test_probes_by_group_restrict_to_the_group_passages(tiny_gguf: Path, tiny_lo
 
     factories = {"base": lambda: engine(tiny_gguf), "lora": lambda: engine(tiny_gguf, tiny_lora)}
     rows = [0, 2]
-    fam, rec, groups = run_probes_by_group(factories, TEXTS, {"A": rows, "lonely": [1]}, seed=1)
+    fam, _rec, groups = run_probes_by_group(factories, TEXTS, {"A": rows, "lonely": [1]}, seed=1)
     assert set(groups) == {"A"}  # one passage gives no interval: left out
     group_fam, group_rec = groups["A"]
     assert group_fam.n_passages == 2 and group_rec.n_passages == 2

@@ -58,3 +58,24 @@ def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # 
     view.inventory = None
     window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)  # again: the confirmation is remembered
     qtbot.waitUntil(lambda: view.inventory is not None and view.inventory.variants[0].confirmed, timeout=30000)
+
+
+def test_results_view_tables_probes_by_section(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.store import runs_repo
+    from tests.runs.test_probes import FLAT, UP, reports
+    from tests.ui.test_runs_ui import CONFIG, scripted_open
+
+    window = sample_window
+    window.run_controller.open_backend = scripted_open(window)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
+        window.start_configured_pass(CONFIG)
+    familiarity, recall = reports(excess=UP, ngram=UP, control_ngram=FLAT)
+    stored = {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}
+    runs_repo.update_run_config(
+        window.project.engine, 1, {"probes": {**stored, "sections": {"A": stored, "C": stored}}}
+    )
+    window.show_results(1)
+    view = window.results_view
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)
+    assert view.probes.rowCount() == 2 and view.probes.item(0, 0).text() == "A"
+    assert "Probes:" in view.status.text()

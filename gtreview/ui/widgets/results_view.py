@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from gtreview.report.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.report.results import RunResults, SampleStatus
+from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
 KINDS = ("gate", "binary", "reasoning")
@@ -62,6 +63,10 @@ class ResultsView(QWidget):
         self.kinds = _plot("Share of points by component kind")
         self.pairwise = _plot("Pairwise outcomes against the base")
         self.comparison = QTextBrowser()
+        self.probes = QTableWidget(0, len(PROBE_SECTION_HEADER))
+        self.probes.setHorizontalHeaderLabels(PROBE_SECTION_HEADER)
+        self.probes.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.probes.setToolTip("Memorisation probes kept with this pass (gtreview probe --run), per benchmark section")
         self.scatter_items: list[pg.ScatterPlotItem] = []
 
         top = QHBoxLayout()
@@ -78,6 +83,7 @@ class ResultsView(QWidget):
         grid.addLayout(row2)
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(self.leaderboard)
+        lower.addWidget(self.probes)
         lower.addWidget(self.comparison)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(plots)
@@ -114,6 +120,13 @@ class ResultsView(QWidget):
         self._kinds(analysis)
         self._pairwise(analysis)
         self.comparison.setHtml("<p>Click a question's point in the scatter plot to compare the answers.</p>")
+        rows = probe_section_rows(results)
+        self.probes.setVisible(bool(rows))
+        self.probes.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                self.probes.setItem(r, c, QTableWidgetItem(value))
+        self.probes.resizeColumnsToContents()
 
     def _distribution(self, results: RunResults) -> None:
         plot = self.distribution

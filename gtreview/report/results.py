@@ -61,6 +61,7 @@ class PairResult(BaseModel):
     key: str = ""
     adjudicated: bool = False
     judge_label: str | None = None
+    judge_inconsistent: bool = False  # the judge's own order flip, kept beside an override
     qid: str
     sample_index: int
     finetune: str
@@ -247,7 +248,7 @@ def _apply_adjudications(
         decision = decisions.get(pair.key)
         if decision is None or decision.action != "override" or decision.label is None:
             continue
-        pair.judge_label, pair.adjudicated = pair.label, True
+        pair.judge_label, pair.judge_inconsistent, pair.adjudicated = pair.label, pair.inconsistent, True
         pair.label = decision.label
         pair.average = PAIR_SCORES.get(decision.label)
         pair.inconsistent = False

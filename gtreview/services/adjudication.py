@@ -28,7 +28,7 @@ from gtreview.core.statistics import (
     most_disagreeing,
     total_agreement,
 )
-from gtreview.report.results import PAIR_SCORES, RunResults, SampleStatus, load_run_results
+from gtreview.report.results import PAIR_SCORES, PairResult, RunResults, SampleStatus, load_run_results
 from gtreview.services.question_calibration import latest_calibration
 from gtreview.store import adjudication_repo, tables
 
@@ -126,8 +126,9 @@ def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | Non
     return items
 
 
-def _was_inconsistent(pair: object) -> bool:
-    return bool(getattr(pair, "inconsistent", False)) and not getattr(pair, "adjudicated", False)
+def _was_inconsistent(pair: PairResult) -> bool:
+    """The judge's own verdict flipped with the order (also when an expert has since settled it)."""
+    return pair.judge_inconsistent if pair.adjudicated else pair.inconsistent
 
 
 def _question(results: RunResults, qid: str) -> Question:

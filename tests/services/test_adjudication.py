@@ -143,8 +143,14 @@ def test_pair_override_and_confirm_settle_queue_items(finished) -> None:  # type
     results = load_run_results(engine, run_id)
     pair = next(p for p in results.pairs if p.key == unknown.key)
     assert (pair.label, pair.average, pair.judge_label, pair.adjudicated) == ("A>B", 1.0, "unknown", True)
+    inconsistent = next(
+        i for i in adj.adjudication_queue(engine, results) if i.reason is adj.QueueReason.PAIR_INCONSISTENT
+    )
+    adj.override_pair(engine, results, inconsistent.key, actor="geo", label="A=B", reason="both miss the gate")
+    results = load_run_results(engine, run_id)
     queue = {i.key: i for i in adj.adjudication_queue(engine, results)}
     assert queue[unknown.key].settled and queue[flagged.key].settled
+    assert queue[inconsistent.key].settled and queue[inconsistent.key].reason is adj.QueueReason.PAIR_INCONSISTENT
 
 
 def test_blind_grading_sample_hides_model_and_judge(finished) -> None:  # type: ignore[no-untyped-def]

@@ -44,5 +44,8 @@ def sample_window(qtbot, tmp_path: Path, settings: QSettings):  # type: ignore[n
     qtbot.addWidget(window)
     window.show()
     yield window
+    from PySide6.QtCore import QThreadPool
+
+    QThreadPool.globalInstance().waitForDone(60000)  # no worker of this test outlives its project
     window.close()
     project.close()

@@ -41,13 +41,14 @@ def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None
 
 
 def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import Qt, QThreadPool
 
     from gtreview.services.corpus_review import confirmed_synonyms
 
     window = sample_window
     window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)
     view = window.corpus_view
+    assert QThreadPool.globalInstance().waitForDone(60000)  # the inventory runs in a worker
     qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=30000)
     assert "1 duplicated passages" in view.summary.text() and "3 numeric conflicts" in view.summary.text()
     assert view.conflicts.rowCount() == 3 and view.synonyms.rowCount() >= 4
@@ -57,6 +58,7 @@ def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # 
     assert canonical in confirmed_synonyms(window.project.engine)
     view.inventory = None
     window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)  # again: the confirmation is remembered
+    assert QThreadPool.globalInstance().waitForDone(60000)
     qtbot.waitUntil(lambda: view.inventory is not None and view.inventory.variants[0].confirmed, timeout=30000)
 
 

@@ -74,7 +74,7 @@ def report(args: argparse.Namespace) -> int:
                 else "draft: no sign-off matches this version of the set"
             )
         analysis = analyse(results, seed=args.seed)
-        agreement = agreement_report(project.engine, args.run_id, seed=args.seed)
+        agreement = agreement_report(project.engine, args.run_id, seed=args.seed, results=results)
         write_run_report(results, analysis, args.pdf, set_name=set_name, signoff=signoff, agreement=agreement)
     finally:
         project.close()

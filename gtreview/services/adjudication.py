@@ -328,10 +328,13 @@ class AgreementReport(BaseModel):
     inter_rater: InterRater | None
 
 
-def agreement_report(engine: Engine, run_id: int, *, seed: int = 0) -> AgreementReport:
+def agreement_report(
+    engine: Engine, run_id: int, *, seed: int = 0, results: RunResults | None = None
+) -> AgreementReport:
     """Judge against expert on the hand-graded answers (the judge's own verdict, not an
-    adjudicated one), and experts among themselves where two or more graded the same."""
-    results = load_run_results(engine, run_id)
+    adjudicated one), and experts among themselves where two or more graded the same.
+    Pass ``results`` when they are already loaded."""
+    results = results if results is not None else load_run_results(engine, run_id)
     by_generation = {s.generation_key: s for s in results.samples}
     grades = adjudication_repo.grades(engine, run_id)
     judge_gate: list[bool] = []

@@ -24,7 +24,7 @@ def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
     return [(r.id, r.name) for r in runs_repo.list_runs(engine) if r.source == "gtreview"]
 
 
-def status_line(engine: Engine, results: RunResults, set_id: int | None) -> str:
+def status_line(engine: Engine, results: RunResults, set_id: int | None, analysis: RunAnalysis | None = None) -> str:
     run_status = next((r.status for r in runs_repo.list_runs(engine) if r.id == results.run_id), "?")
     drift = (
         "finished: every drift check passed"
@@ -32,7 +32,7 @@ def status_line(engine: Engine, results: RunResults, set_id: int | None) -> str:
         else "not finished: cancelled, stopped by drift, or running (run it again to resume)"
     )
     parts = [f"Pass {drift}."]
-    agreement = agreement_report(engine, results.run_id)
+    agreement = agreement_report(engine, results.run_id, results=results)
     if agreement.n_graded and agreement.totals is not None:
         gate = agreement.gate.kappa if agreement.gate is not None else None
         parts.append(
@@ -40,7 +40,7 @@ def status_line(engine: Engine, results: RunResults, set_id: int | None) -> str:
             f"total alpha {fmt(agreement.totals.alpha.alpha)}, mean abs. difference {fmt(agreement.totals.mad)}."
         )
     if results.probes:
-        parts.append(probe_readings(results))
+        parts.append(probe_readings(results, analysis))
     adjudicated = sum(1 for s in results.samples if s.adjudicated)
     if adjudicated:
         parts.append(f"{adjudicated} score(s) settled by an expert.")
@@ -66,16 +66,16 @@ def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int =
             other = load_run_results(engine, other_id)
             board.append((other, analyse(other, seed=seed, n_boot=500, n_perm=2000)))
     return ResultsBundle(
-        results=results, analysis=analysis, status=status_line(engine, results, set_id), leaderboard=board
+        results=results, analysis=analysis, status=status_line(engine, results, set_id, analysis), leaderboard=board
     )
 
 
-def probe_readings(results: RunResults) -> str:
+def probe_readings(results: RunResults, analysis: RunAnalysis | None = None) -> str:
     """The learned-or-recited reading of the memorisation probes kept with the pass."""
     from gtreview.runs.probes import FamiliarityReport, RecallReport, reading
 
     assert results.probes is not None
-    analysis = analyse(results, n_boot=300, n_perm=500)
+    analysis = analysis or analyse(results, n_boot=300, n_perm=500)
     readings = reading(
         FamiliarityReport.model_validate(results.probes["familiarity"]),
         RecallReport.model_validate(results.probes["recall"]),

@@ -66,7 +66,9 @@ class PagesMixin:
 
         def work() -> Path:
             results = load_run_results(engine, run_id)
-            return write_run_report(results, analyse(results), target, agreement=agreement_report(engine, run_id))
+            return write_run_report(
+                results, analyse(results), target, agreement=agreement_report(engine, run_id, results=results)
+            )
 
         self._report_worker = start_worker(
             work,

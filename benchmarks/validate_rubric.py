@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gtreview.core.rubric import Rubric
-from gtreview.services.rubric_files import read_rubric_file
+from gtreview.interop.rubric_files import read_rubric_file
 from tests.rubric_factory import rubric
 
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QApplication
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.services import workflow
-from gtreview.services.sample_project import ensure_sample_project
+from gtreview.app import workflow
+from gtreview.app.sample_project import ensure_sample_project
 from gtreview.store import sets_repo
 from gtreview.ui.main_window import MainWindow
 

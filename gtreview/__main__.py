@@ -2,6 +2,6 @@
 
 import sys
 
-from gtreview.cli import main
+from gtreview.cli.main import main
 
 sys.exit(main())

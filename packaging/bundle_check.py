@@ -27,13 +27,13 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-# Loaded through Alembic by file path, never imported as modules; __main__ would run the app.
-NOT_MODULES = ("gtreview.store.migrations", "gtreview.__main__")
+# Loaded through Alembic by file path, never imported as modules; the __main__ modules would run the app.
+NOT_MODULES = ("gtreview.store.migrations", "gtreview.__main__", "gtreview.cli.__main__")
 
 
 def check_shipped_data() -> str:
     from gtreview.paths import resources_dir, sample_corpus_dir
-    from gtreview.services.sample_project import sample_rubric_path
+    from gtreview.app.sample_project import sample_rubric_path
     from gtreview.store.db import MIGRATIONS_DIR, head_revision
 
     prompts = sorted(p.name for p in (resources_dir() / "prompts").glob("*.md"))
@@ -196,7 +196,7 @@ def screenshot_gui(path: str, argv: list[str]) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from gtreview.cli import main
+    from gtreview.cli.main import main
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     grabbed: list[str] = []

@@ -34,7 +34,7 @@ def main() -> int:
         import bundle_check
 
         return bundle_check.screenshot_gui(screenshot, sys.argv[1:] or ["--sample"])
-    from gtreview.cli import main as gtreview_main
+    from gtreview.cli.main import main as gtreview_main
 
     return gtreview_main()
 

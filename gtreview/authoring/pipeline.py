@@ -53,6 +53,7 @@ from gtreview.authoring.verify import (
     resolve_evidence_items,
 )
 from gtreview.core.corpus import ParsedDocument
+from gtreview.core.errors import Cancelled, UserError
 from gtreview.core.findings import Finding
 from gtreview.core.rubric import SCHEMA_VERSION, AccessMode, Question, Rubric, rubric_to_json_text
 from gtreview.corpus.locators import CorpusIndex
@@ -122,7 +123,7 @@ class DraftResult(BaseModel):
     cancelled: bool = False
 
 
-class DraftingCancelled(RuntimeError):
+class DraftingCancelled(Cancelled, RuntimeError):
     """Raised between stages when the cancel event is set; ``result`` holds what was done."""
 
     def __init__(self, result: DraftResult) -> None:
@@ -130,7 +131,7 @@ class DraftingCancelled(RuntimeError):
         self.result = result
 
 
-class NothingToSaveError(ValueError):
+class NothingToSaveError(UserError, ValueError):
     """Every item failed, so there is no draft to store."""
 
 

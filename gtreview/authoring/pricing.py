@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionResult
 
 Unknown = Literal["unknown"]
@@ -50,7 +51,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
 }
 
 
-class PriceTableError(ValueError):
+class PriceTableError(UserError, ValueError):
     """A price file that cannot be read (one-line message)."""
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gtreview.core.errors import UserError
 from gtreview.core.rubric import SCHEMA_VERSION
 
 MAX_RUBRIC_BYTES = 32 * 1024 * 1024
 
 
-class RubricReadError(ValueError):
+class RubricReadError(UserError, ValueError):
     """The rubric cannot be read at all; the message is one line for the user."""
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gtreview.core.corpus import PageText, ParsedDocument, Passage, SourceKind, TableRow
+from gtreview.core.errors import UserError
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 """Largest file accepted; bigger ones are almost certainly not a single source text."""
@@ -41,7 +42,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)$")
 
 
-class CorpusImportError(ValueError):
+class CorpusImportError(UserError, ValueError):
     """A corpus file that cannot be imported; ``str()`` is one line: ``file: reason``.
 
     It is the only exception :func:`parse_file` raises for bad input, so callers (the

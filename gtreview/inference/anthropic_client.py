@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import anthropic
 from anthropic.types import MessageParam, TextBlock, TextBlockParam, ToolChoiceToolParam, ToolParam, ToolUseBlock
 
+from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
 from gtreview.inference.pooled import PooledBackend, one_line
 
@@ -53,7 +54,7 @@ _SAMPLING_NOTE = (
 )
 
 
-class MissingApiKeyError(ValueError):
+class MissingApiKeyError(UserError, ValueError):
     """No Anthropic API key was passed, stored in the keyring or set in the environment."""
 
 

@@ -9,7 +9,9 @@ never an exception, so one bad request cannot sink the batch.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -67,6 +69,55 @@ class CompletionBackend(Protocol):
 
     def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
         """One result per request, in order."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class TokenScores:
+    """One text's tokens and the natural-log probability of each scored token.
+
+    ``text_tokens`` is the whole tokenization (with BOS when the model adds one), so a
+    caller can build prompts from exactly the tokens that were scored; ``logprobs[i]``
+    belongs to ``text_tokens[start + i]`` given everything before it. Plain data, so a
+    worker process can send it back as lists.
+    """
+
+    text_tokens: tuple[int, ...]
+    start: int
+    logprobs: tuple[float, ...]
+
+    @property
+    def tokens(self) -> tuple[int, ...]:
+        """The scored token ids (positions ``start`` onwards)."""
+        return self.text_tokens[self.start :]
+
+    @property
+    def total(self) -> float:
+        return float(sum(self.logprobs))
+
+    @property
+    def mean(self) -> float:
+        """Mean per-token log-likelihood; NaN when nothing was scored (text too short)."""
+        return self.total / len(self.logprobs) if self.logprobs else math.nan
+
+
+@runtime_checkable
+class ScoringBackend(Protocol):
+    """What the memorisation probes need of a local model beyond chat completion: the
+    logits of every position of a raw text and plain greedy continuation of a prefix.
+
+    The local llama backend has both; the factory's worker-process backend forwards
+    them to its child, so the model is never loaded in the caller.
+    """
+
+    def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[TokenScores]:
+        """Per-token log-likelihoods of each raw text (no chat template), in order."""
+        ...
+
+    def greedy_continuations(self, prompts: Sequence[str | Sequence[int]], max_tokens: int) -> list[list[int]]:
+        """The token ids generated greedily after each prompt (a raw text or token ids)."""
         ...
 
     def close(self) -> None: ...

@@ -31,12 +31,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from gtreview.core.errors import UserError
+
 PatternKind = Literal["reasoning", "control", "wrapper"]
 RegexFlag = Literal["DOTALL", "IGNORECASE", "MULTILINE"]
 _FLAG_VALUES = {"DOTALL": re.DOTALL, "IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE}
 
 
-class CleaningRulesError(ValueError):
+class CleaningRulesError(UserError, ValueError):
     """Cleaning rules that cannot be used; the message is one line naming the culprit."""
 
 

@@ -21,6 +21,8 @@ from typing import Any
 
 from gguf import GGML_QUANT_SIZES, GGUF_MAGIC, GGMLQuantizationType, GGUFValueType, LlamaFileType
 
+from gtreview.core.errors import UserError
+
 SUPPORTED_VERSIONS = (2, 3)
 MAX_TENSORS = 1_000_000
 MAX_KV = 1_000_000
@@ -43,7 +45,7 @@ _SCALARS: dict[int, str] = {
 _KEEP_ARRAY_ITEMS = 64
 
 
-class ModelFileError(Exception):
+class ModelFileError(UserError):
     """A model or adapter file that llama.cpp must not be given; the message is one line."""
 
 

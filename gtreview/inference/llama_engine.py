@@ -402,10 +402,11 @@ class BatchedLlamaEngine:
 
 
 class LlamaBackend:
-    """The CompletionBackend of a local GGUF model, in this process (for now: a later
-    step moves the engine into a worker process so a native crash spares the GUI).
+    """The CompletionBackend (and ScoringBackend) of a local GGUF model in this process.
 
-    The signature is the one ``gtreview.inference.specs.open_backend`` calls:
+    Only the model worker child builds one: ``gtreview.inference.factory.open_backend``
+    opens every local model in a worker process, whose child calls
+    ``gtreview.inference.specs.open_in_process`` and so
     ``LlamaBackend(spec, model_path, lora_path=..., n_ctx=..., ...)``.
     """
 
@@ -439,6 +440,12 @@ class LlamaBackend:
 
     def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
         return self.engine.generate(requests)
+
+    def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[llama_scoring.TokenScores]:
+        return self.engine.score_texts(texts, prefix_tokens=prefix_tokens)
+
+    def greedy_continuations(self, prompts: Sequence[str | Sequence[int]], max_tokens: int) -> list[list[int]]:
+        return self.engine.greedy_continuations(prompts, max_tokens)
 
     def close(self) -> None:
         self.engine.close()

@@ -18,45 +18,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import llama_cpp
 import numpy as np
 
 from gtreview.inference import llama_native as native
-from gtreview.inference.backend import CompletionRequest, Sampling
+from gtreview.inference.backend import CompletionRequest, Sampling, TokenScores
 
 if TYPE_CHECKING:
     from gtreview.inference.llama_engine import BatchedLlamaEngine
 
-
-@dataclass(frozen=True)
-class TokenScores:
-    """One text's tokens and the natural-log probability of each scored token.
-
-    ``text_tokens`` is the whole tokenization (with BOS when the model adds one), so a
-    caller can build prompts from exactly the tokens that were scored; ``logprobs[i]``
-    belongs to ``text_tokens[start + i]`` given everything before it.
-    """
-
-    text_tokens: tuple[int, ...]
-    start: int
-    logprobs: tuple[float, ...]
-
-    @property
-    def tokens(self) -> tuple[int, ...]:
-        """The scored token ids (positions ``start`` onwards)."""
-        return self.text_tokens[self.start :]
-
-    @property
-    def total(self) -> float:
-        return float(sum(self.logprobs))
-
-    @property
-    def mean(self) -> float:
-        """Mean per-token log-likelihood; NaN when nothing was scored (text too short)."""
-        return self.total / len(self.logprobs) if self.logprobs else math.nan
+__all__ = ["TokenScores", "greedy_continuations", "score_texts", "tokenize_text"]
 
 
 def tokenize_text(engine: BatchedLlamaEngine, text: str) -> list[int]:

@@ -48,6 +48,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gtreview.core.errors import UserError
 from gtreview.inference.specs import ModelSpecError, parse_model_spec
 
 VLLM_PROVIDERS = frozenset({"", "vllm"})
@@ -60,7 +61,7 @@ _SERVING_SUFFIX = re.compile(
 )
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(UserError, ValueError):
     """A models.json that cannot be read at all; the message is one line."""
 
 

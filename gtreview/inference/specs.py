@@ -12,6 +12,11 @@ Parsing is pure and strict (an unknown option is an error, not a silent default)
 because a typo such as ``ctx=8912`` or ``n_gpu_layer=0`` would otherwise produce a
 whole benchmark pass with settings nobody asked for. Opening is separate and imports
 each backend lazily, so that naming a model never loads llama.cpp or the hub client.
+
+Open models with :func:`gtreview.inference.factory.open_backend`, which puts every
+local model in a worker process. :func:`open_in_process` here is what that worker's
+child runs; nothing else should call it, since a native crash in a model opened in
+the caller takes the caller (the GUI window, a whole pass) down with it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from urllib.parse import unquote
 import httpx
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionBackend
 
 SpecKind = Literal["llama", "hf", "openai", "anthropic"]
@@ -34,13 +40,14 @@ SPEC_FORMS = (
     "openai:URL#MODEL or anthropic:MODEL"
 )
 LLAMA_OPTIONS = ("lora", "scale", "n_gpu_layers", "ctx", "threads", "seq")
+LOCAL_KINDS: frozenset[SpecKind] = frozenset({"llama", "hf"})  # model files run by llama.cpp here
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(UserError, ValueError):
     """A spec string that does not name a model; the message says what would."""
 
 
-class BackendOpenError(ValueError):
+class BackendOpenError(UserError, ValueError):
     """A valid spec whose backend cannot be opened here (missing file, no llama.cpp, offline)."""
 
 
@@ -210,10 +217,22 @@ class _LlamaFactory(Protocol):
 
 
 def open_backend(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
-    """The backend a spec names, ready to use; ``overrides`` go to its constructor.
+    """Transitional alias of :func:`gtreview.inference.factory.open_backend` (local
+    models in a worker process) for callers not yet moved to the factory; remove it
+    once none imports it from here."""
+    from gtreview.inference.factory import open_backend as open_through_factory
 
-    Overrides are for what a spec string cannot carry: ``transport``/``http_client``
-    in tests, ``api_key``, ``concurrency``, or a llama setting the GUI changed.
+    return open_through_factory(spec, **overrides)
+
+
+def open_in_process(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
+    """The backend a spec names, opened IN THIS PROCESS; ``overrides`` go to its constructor.
+
+    Internal: the model worker child calls it (and the HTTP kinds are opened with it by
+    the factory). Everyone else calls the factory, so that a llama.cpp crash never
+    takes the caller down. Overrides are for what a spec string cannot carry:
+    ``transport``/``http_client`` in tests, ``api_key``, ``concurrency``, or a llama
+    setting the GUI changed.
     """
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
     if parsed.kind == "openai":
@@ -317,7 +336,7 @@ def with_runtime_defaults(spec: str, **defaults: int) -> str:
     The user's preferences describe the workstation; a spec's own options always win.
     """
     parsed = parse_model_spec(spec)
-    if parsed.kind not in ("llama", "hf"):
+    if parsed.kind not in LOCAL_KINDS:
         return spec
     base, _, query = spec.partition("?")
     present = {part.split("=", 1)[0] for part in query.split("&") if part}

@@ -3,14 +3,22 @@
 llama.cpp is C++: a failed assertion, a segfault in a kernel or the OOM killer ends the
 whole process. In the GUI that would lose the window and every unsaved edit; in a
 benchmark pass it would stop the run. :class:`WorkerBackend` opens the backend that
-``open_backend(spec)`` names inside a child started with the ``spawn`` method (never
+``open_in_process(spec)`` names inside a child started with the ``spawn`` method (never
 ``fork``: a forked Qt or CUDA process is unsafe) and talks to it over a
-``multiprocessing`` pipe with small dict messages:
+``multiprocessing`` pipe with small dict messages of plain data:
 
     parent -> child   {"op": "complete", "requests": [...]}  {"op": "describe"}  {"op": "close"}
+                      {"op": "score", "texts": [...], "prefix_tokens": N}
+                      {"op": "continue", "prompts": [text or [token ids]], "max_tokens": N}
     child -> parent   {"op": "ready", "pid": N}  {"op": "open_failed", "type": ..., "message": ...}
                       {"op": "results", "results": [...]}  {"op": "describe", "describe": {...}}
-                      {"op": "failed", "message": ...}
+                      {"op": "scores", "scores": [{"text_tokens": [...], "start": N, "logprobs": [...]}]}
+                      {"op": "continuations", "continuations": [[token ids], ...]}
+                      {"op": "failed", "type": ..., "message": ...}
+
+``gtreview.inference.factory.open_backend`` opens every local model this way. The
+scoring messages serve the memorisation probes (:class:`ScoringBackend`): floats go
+through the pipe as pickled doubles, so the numbers are exactly the child's.
 
 While it waits for a reply the parent watches the child's process sentinel and the
 caller's cancel event, so it never hangs on a dead child:
@@ -19,6 +27,7 @@ caller's cancel event, so it never hangs on a dead child:
   as an error result, ``"model worker died (signal SIGSEGV)"`` or ``"... (exit code N)"``,
   plus llama.cpp's last error line when it printed one, and the next call starts a fresh
   child. Generation failures are results (ARCHITECTURE.md), so this is not an exception;
+  a scoring call has no results to carry it and raises :class:`WorkerDied` with that line;
 * the cancel event is set: the child is terminated (killed after a short grace) and
   :class:`GenerationCancelled` is raised; nothing of the batch is returned;
 * ``restart()`` drops the child so the next call starts a fresh one: runs retry a failed
@@ -35,6 +44,10 @@ back as error results carrying the same line.
 The child's stdout and stderr go to a temporary file unless ``verbose``, so native log
 lines never reach the GUI's terminal; the file is read only to explain a crash.
 
+``opener`` replaces ``open_in_process`` in the child: any importable callable taking
+``(spec, **overrides)`` and returning a backend. The tests put a backend there that
+crashes its process on purpose; production code always uses the default.
+
 ``spawn`` starts a fresh interpreter that re-imports the caller's main module, as all
 spawn-based multiprocessing does: a script that creates a WorkerBackend needs the
 ``if __name__ == "__main__":`` guard (``python -m gtreview``, the ``gtreview`` entry point
@@ -48,33 +61,21 @@ import contextlib
 import json
 import multiprocessing
 import os
-import re
 import signal
 import tempfile
 import threading
-import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from gtreview.inference.backend import CompletionRequest, CompletionResult
+from gtreview.core.errors import Cancelled
+from gtreview.inference.backend import CompletionRequest, CompletionResult, TokenScores
 from gtreview.inference.gguf_check import ModelFileError
 from gtreview.inference.pooled import one_line
 from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, parse_model_spec
-
-# Test hook: with this variable set to "1" in the child's environment, a request whose
-# message text contains a marker makes the child crash on purpose. Production never
-# sets it, and markers in ordinary prompts are then plain text.
-CRASH_HOOK_ENV = "GTREVIEW_TEST_CRASH_HOOK"
-ABORT_MARKER = "<<gtreview-test:abort>>"  # os.abort(): SIGABRT, as a failed GGML_ASSERT
-SEGV_MARKER = "<<gtreview-test:segv>>"  # read address 0: SIGSEGV, as a bad kernel
-EXIT_MARKER = "<<gtreview-test:exit="  # <<gtreview-test:exit=N>> : os._exit(N), as an OOM-killer-free death
-ASSERT_MARKER = "<<gtreview-test:assert>>"  # print a GGML_ASSERT line, then abort
-SLEEP_MARKER = "<<gtreview-test:sleep>>"  # hang in the child, as a generation that never ends
-_EXIT_RE = re.compile(re.escape(EXIT_MARKER) + r"(\d+)>>")
 
 _POLL_S = 0.05  # how often a waiting parent looks at the cancel event
 _TERMINATE_GRACE_S = 2.0
@@ -89,12 +90,17 @@ _OPEN_ERRORS: dict[str, type[Exception]] = {
 }
 
 
-class GenerationCancelled(Exception):
+class GenerationCancelled(Cancelled):
     """The caller's cancel event stopped a batch mid-way; nothing of it was kept."""
 
 
-class _WorkerDied(Exception):
-    """The child ended while the parent waited for it; the message is one line."""
+class WorkerDied(RuntimeError):
+    """The child ended while the parent waited for it (a native crash, a kill); the
+    message is one line. Completion batches turn it into error results; scoring calls
+    raise it, and the next call starts a fresh child."""
+
+
+Opener = Callable[..., Any]  # (spec: ModelSpec, **overrides) -> backend, run in the child
 
 
 class _Child:
@@ -201,11 +207,15 @@ class WorkerBackend:
         overrides: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
         verbose: bool = False,
+        opener: Opener | None = None,
     ) -> None:
         """Start the child and open the backend in it; raise its one-line error if it cannot.
 
-        ``overrides`` go to ``open_backend`` in the child, so they must pickle (no HTTP
+        ``overrides`` go to the opener in the child, so they must pickle (no HTTP
         clients). ``env`` is added to the child's environment before anything loads.
+        ``opener`` (default ``open_in_process``) must be importable by name in a fresh
+        interpreter (a module-level function or a ``functools.partial`` of one): it is
+        pickled by reference into the child.
         """
         self._spec = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
         self.spec = self._spec.raw
@@ -214,6 +224,7 @@ class WorkerBackend:
             self._overrides.setdefault("verbose", True)
         self._env = dict(env or {})
         self._verbose = verbose
+        self._opener = opener
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()  # one batch at a time
         self._closing = threading.Event()  # close() while a batch waits: stop waiting
@@ -240,7 +251,7 @@ class WorkerBackend:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_child_main,
-            args=(child_conn, self._spec, self._overrides, self._env, log_path),
+            args=(child_conn, self._spec, self._overrides, self._env, log_path, self._opener),
             name=f"gtreview-model-worker {self.spec}",
             daemon=True,
         )
@@ -256,7 +267,7 @@ class WorkerBackend:
         child = _Child(proc, parent_conn, log_path)
         try:
             reply = self._await(child, cancel)
-        except _WorkerDied as exc:
+        except WorkerDied as exc:
             raise BackendOpenError(f"cannot open {self.spec}: {exc}") from None
         except BaseException:
             child.kill()
@@ -272,7 +283,7 @@ class WorkerBackend:
         raise error(message)
 
     def _await(self, child: _Child, cancel: threading.Event | None) -> dict[str, Any]:
-        """The child's next message; raise _WorkerDied when it ends first and
+        """The child's next message; raise WorkerDied when it ends first and
         GenerationCancelled (after killing it) when ``cancel`` or close() comes first."""
         conn, sentinel = child.conn, child.proc.sentinel
         while True:
@@ -280,7 +291,7 @@ class WorkerBackend:
                 try:
                     reply = conn.recv()
                 except (EOFError, OSError):
-                    raise _WorkerDied(child.death_message()) from None
+                    raise WorkerDied(child.death_message()) from None
                 return dict(reply)
             if (cancel is not None and cancel.is_set()) or self._closing.is_set():
                 child.kill()
@@ -289,7 +300,7 @@ class WorkerBackend:
                 )
             ready = wait([conn, sentinel], timeout=_POLL_S)
             if sentinel in ready and not conn.poll(0):
-                raise _WorkerDied(child.death_message())
+                raise WorkerDied(child.death_message())
 
     def _call(self, message: dict[str, Any], cancel: threading.Event | None) -> dict[str, Any]:
         """Send one message to a live child (starting one if needed) and return its reply."""
@@ -305,9 +316,9 @@ class WorkerBackend:
             try:
                 child.conn.send(message)
             except (BrokenPipeError, ConnectionResetError):
-                raise _WorkerDied(child.death_message()) from None
+                raise WorkerDied(child.death_message()) from None
             return self._await(child, cancel)
-        except (_WorkerDied, GenerationCancelled):
+        except (WorkerDied, GenerationCancelled):
             self._child = None  # already reaped
             raise
 
@@ -326,7 +337,7 @@ class WorkerBackend:
         with self._lock:
             try:
                 reply = self._call(payload, cancel)
-            except _WorkerDied as exc:
+            except WorkerDied as exc:
                 self._drop_child()
                 return _errors(len(requests), str(exc))
             except (BackendOpenError, ModelFileError, ModelSpecError) as exc:
@@ -341,6 +352,67 @@ class WorkerBackend:
             return _errors(len(requests), f"the model worker returned {len(results)} results for {len(requests)}")
         return _errors(len(requests), str(reply.get("message") or "the model worker failed"))
 
+    # -- ScoringBackend (the memorisation probes) --------------------------------------
+
+    def score_texts(
+        self, texts: Sequence[str], *, prefix_tokens: int = 0, cancel: threading.Event | None = None
+    ) -> list[TokenScores]:
+        """Per-token log-likelihoods of each raw text, computed in the child (see
+        ``BatchedLlamaEngine.score_texts``). A dead child raises :class:`WorkerDied`
+        (the next call starts a fresh one); a ValueError there (a text too long for a
+        sequence) is raised here as a ValueError with the same message."""
+        if not texts:
+            return []
+        reply = self._request(
+            {"op": "score", "texts": [str(t) for t in texts], "prefix_tokens": int(prefix_tokens)}, "scores", cancel
+        )
+        scores = [
+            TokenScores(
+                text_tokens=tuple(int(t) for t in s["text_tokens"]),
+                start=int(s["start"]),
+                logprobs=tuple(float(x) for x in s["logprobs"]),
+            )
+            for s in reply["scores"]
+        ]
+        if len(scores) != len(texts):
+            raise RuntimeError(f"the model worker returned {len(scores)} scores for {len(texts)} texts")
+        return scores
+
+    def greedy_continuations(
+        self, prompts: Sequence[str | Sequence[int]], max_tokens: int, cancel: threading.Event | None = None
+    ) -> list[list[int]]:
+        """Greedy raw-text continuations computed in the child (see
+        ``BatchedLlamaEngine.greedy_continuations``); errors as :meth:`score_texts`."""
+        if not prompts:
+            return []
+        plain = [p if isinstance(p, str) else [int(t) for t in p] for p in prompts]
+        reply = self._request(
+            {"op": "continue", "prompts": plain, "max_tokens": int(max_tokens)}, "continuations", cancel
+        )
+        continuations = [[int(t) for t in c] for c in reply["continuations"]]
+        if len(continuations) != len(prompts):
+            raise RuntimeError(
+                f"the model worker returned {len(continuations)} continuations for {len(prompts)} prompts"
+            )
+        return continuations
+
+    def _request(self, message: dict[str, Any], expected: str, cancel: threading.Event | None) -> dict[str, Any]:
+        """One call whose failures are exceptions (there are no results to carry them)."""
+        if cancel is not None and cancel.is_set():
+            raise GenerationCancelled("generation cancelled")
+        with self._lock:
+            try:
+                reply = self._call(message, cancel)
+            except (WorkerDied, GenerationCancelled):
+                self._drop_child()
+                raise
+        if reply.get("op") == expected:
+            return reply
+        text = str(reply.get("message") or "the model worker failed")
+        if reply.get("type") == "ValueError":
+            raise ValueError(text)
+        raise RuntimeError(f"model worker: {reply.get('type') or 'error'}: {text}")
+
     def describe(self) -> dict[str, Any]:
         """The child backend's provenance (fetched once: it hashes the model file) plus the
         worker's kind and current pid."""
@@ -349,7 +421,7 @@ class WorkerBackend:
                 if self._describe is None:
                     try:
                         reply = self._call({"op": "describe"}, None)
-                    except _WorkerDied as exc:
+                    except WorkerDied as exc:
                         self._drop_child()
                         raise BackendOpenError(f"cannot describe {self.spec}: {exc}") from None
                     if reply.get("op") != "describe":
@@ -398,7 +470,12 @@ def _errors(n: int, message: str) -> list[CompletionResult]:
 
 
 def _child_main(
-    conn: Connection, spec: ModelSpec, overrides: dict[str, Any], env: dict[str, str], log_path: Path | None
+    conn: Connection,
+    spec: ModelSpec,
+    overrides: dict[str, Any],
+    env: dict[str, str],
+    log_path: Path | None,
+    opener: Opener | None,
 ) -> None:
     """Open the backend once, then serve messages until "close" or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -406,16 +483,18 @@ def _child_main(
     if log_path is not None:
         os.environ.setdefault("GGML_NO_BACKTRACE", "1")  # no gdb attach on a failed assert
         _redirect_output(log_path)
-    from gtreview.inference.specs import open_backend
+    if opener is None:
+        from gtreview.inference.specs import open_in_process
+
+        opener = open_in_process
 
     try:
-        backend = open_backend(spec, **overrides)
+        backend = opener(spec, **overrides)
     except BaseException as exc:  # noqa: BLE001 - every open failure goes back as one line
         conn.send({"op": "open_failed", "type": type(exc).__name__, "message": one_line(str(exc) or repr(exc))})
         conn.close()
         return
     conn.send({"op": "ready", "pid": os.getpid()})
-    hook = os.environ.get(CRASH_HOOK_ENV) == "1"
     try:
         while True:
             try:
@@ -426,7 +505,7 @@ def _child_main(
             if op == "close":
                 break
             try:
-                conn.send(_serve(backend, message, hook))
+                conn.send(_serve(backend, message))
             except (BrokenPipeError, OSError):
                 break
     finally:
@@ -434,36 +513,39 @@ def _child_main(
         conn.close()
 
 
-def _serve(backend: Any, message: dict[str, Any], hook: bool) -> dict[str, Any]:
+def _serve(backend: Any, message: dict[str, Any]) -> dict[str, Any]:
+    op = message.get("op")
     try:
-        if message.get("op") == "describe":
+        if op == "describe":
             # Through JSON: what is recorded must be plain data, and it always pickles.
             return {"op": "describe", "describe": json.loads(json.dumps(backend.describe(), default=str))}
+        if op == "score":
+            scores = _scorer(backend).score_texts(message["texts"], prefix_tokens=message["prefix_tokens"])
+            plain = [
+                {"text_tokens": [int(t) for t in s.text_tokens], "start": int(s.start), "logprobs": list(s.logprobs)}
+                for s in scores
+            ]
+            return {"op": "scores", "scores": plain}
+        if op == "continue":
+            outputs = _scorer(backend).greedy_continuations(message["prompts"], message["max_tokens"])
+            return {"op": "continuations", "continuations": [[int(t) for t in out] for out in outputs]}
         requests = [CompletionRequest.model_validate(r) for r in message["requests"]]
-        if hook:
-            _crash_if_asked(requests)
         results = backend.complete_batch(requests)
         return {"op": "results", "results": [r.model_dump(mode="json") for r in results]}
-    except Exception as exc:  # noqa: BLE001 - a Python error in the backend fails this batch only
-        return {"op": "failed", "message": one_line(f"model worker: {type(exc).__name__}: {exc}")}
+    except Exception as exc:  # noqa: BLE001 - a Python error in the backend fails this call only
+        if op in ("score", "continue"):  # the caller re-raises it: keep the message as it was
+            return {"op": "failed", "type": type(exc).__name__, "message": one_line(str(exc) or repr(exc))}
+        return {
+            "op": "failed",
+            "type": type(exc).__name__,
+            "message": one_line(f"model worker: {type(exc).__name__}: {exc}"),
+        }
 
 
-def _crash_if_asked(requests: Sequence[CompletionRequest]) -> None:
-    """The test hook: crash like native code would when a message carries a marker."""
-    text = "".join(m.content for r in requests for m in r.messages)
-    if ASSERT_MARKER in text:
-        os.write(2, b"ggml/src/ggml.c:1234: GGML_ASSERT(test hook) failed\n")
-    if ABORT_MARKER in text or ASSERT_MARKER in text:
-        os.abort()
-    if SEGV_MARKER in text:
-        import ctypes
-
-        ctypes.string_at(0)
-    found = _EXIT_RE.search(text)
-    if found:
-        os._exit(int(found.group(1)))
-    if SLEEP_MARKER in text:
-        time.sleep(3600)
+def _scorer(backend: Any) -> Any:
+    if not callable(getattr(backend, "score_texts", None)):
+        raise TypeError(f"{backend.spec} cannot score texts: per-token log-likelihoods need a local llama.cpp model")
+    return backend
 
 
 def _redirect_output(log_path: Path) -> None:

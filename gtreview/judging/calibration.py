@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from gtreview.core.calibration import FixtureRole, fixture_role
+from gtreview.core.errors import UserError
 from gtreview.core.rubric import CalibrationFixture, Question, VariantRule
 from gtreview.inference.backend import CompletionBackend
 from gtreview.judging.pointwise import Judgement, JudgementStatus, JudgeSettings, JudgeTask, judge_answers
@@ -149,7 +150,7 @@ def standardisation_fixtures(
     return chosen
 
 
-class DriftError(RuntimeError):
+class DriftError(UserError, RuntimeError):
     """The judge stopped reproducing the standardisation fixtures; the run must stop."""
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from gtreview.core.errors import Cancelled
 from gtreview.core.grading import GraderRecord, empty_answer_record, score_verdict
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling
@@ -28,7 +29,7 @@ Progress = Callable[[int, int], None]
 MAX_REPLY_ECHO = 2000
 
 
-class JudgingCancelled(RuntimeError):
+class JudgingCancelled(Cancelled, RuntimeError):
     """Raised between batches when the cancel event is set; ``done`` holds finished work."""
 
     def __init__(self, done: list[Judgement]) -> None:

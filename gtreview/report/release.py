@@ -29,10 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Engine
 
 from gtreview import __version__
+from gtreview.core.errors import UserError
 from gtreview.core.jsonformat import dumps_harness_json
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Question, Rubric, rubric_from_json_text
-from gtreview.report.grading_guide import render_grading_guide
+from gtreview.interop.grading_guide import render_grading_guide
 from gtreview.report.signing import (
     SigningKey,
     SigningKeyError,
@@ -41,8 +42,7 @@ from gtreview.report.signing import (
     signature_valid,
     strict_b64decode,
 )
-from gtreview.services import workflow
-from gtreview.store import sets_repo
+from gtreview.store import review_records, sets_repo
 
 SCHEMA_VERSION = 1
 RUBRIC, GUIDE, QUESTIONS, SIGNOFFS = "rubric.json", "grading_guide.md", "questions.json", "signoffs.json"
@@ -51,7 +51,7 @@ CONTENT_FILES = (RUBRIC, GUIDE, QUESTIONS, SIGNOFFS)
 QUESTION_FIELDS = ("id", "section", "title", "question")
 
 
-class ReleaseError(ValueError):
+class ReleaseError(UserError, ValueError):
     """A release that cannot be made (one line for the user)."""
 
 
@@ -147,14 +147,14 @@ def question_stub(question: Question) -> dict[str, Any]:
 
 
 def _signoffs_document(
-    engine: Engine, set_id: int, set_name: str, chosen: workflow.SignoffInfo, rubric: Rubric
+    engine: Engine, set_id: int, set_name: str, chosen: review_records.SignoffInfo, rubric: Rubric
 ) -> dict[str, Any]:
     """The sign-offs up to the released one, and the approvals of exactly the signed versions."""
     hashes = {canonical_hash(q.to_json_dict()): q.id for q in rubric.questions}
     approvals = [
         {
             "question_id": hashes[entry.content_hash],
-            **workflow.HistoryEntry.model_validate(entry).model_dump(mode="json"),
+            **review_records.HistoryEntry.model_validate(entry).model_dump(mode="json"),
         }
         for entry in sets_repo.review_log(engine, set_id)
         if entry.action == sets_repo.ReviewStatus.APPROVED.value
@@ -164,17 +164,17 @@ def _signoffs_document(
     return {
         "set_name": set_name,
         "released_signoff": chosen.number,
-        "signoffs": [s.model_dump(mode="json") for s in workflow.signoffs(engine, set_id) if s.number <= chosen.number],
+        "signoffs": [s.model_dump(mode="json") for s in review_records.signoffs(engine, set_id) if s.number <= chosen.number],
         "approvals": approvals,
     }
 
 
-def _choose_signoff(engine: Engine, set_id: int, number: int | None) -> workflow.SignoffInfo:
+def _choose_signoff(engine: Engine, set_id: int, number: int | None) -> review_records.SignoffInfo:
     try:
         sets_repo.set_header(engine, set_id)
     except KeyError:
         raise ReleaseError(f"the project has no set {set_id}") from None
-    records = workflow.signoffs(engine, set_id)
+    records = review_records.signoffs(engine, set_id)
     if not records:
         raise ReleaseError(f"set {set_id} has no sign-off; approve its questions and sign it off first")
     if number is None:
@@ -201,7 +201,7 @@ def create_release(
     """
     _check_out_dir(out_dir)
     chosen = _choose_signoff(engine, set_id, signoff_number)
-    text = workflow.signed_rubric_text(engine, set_id, chosen.number)
+    text = review_records.signed_rubric_text(engine, set_id, chosen.number)
     if canonical_hash(json.loads(text)) != chosen.content_hash:
         raise ReleaseError(f"sign-off {chosen.number}'s stored rubric does not match its hash; the project was altered")
     rubric = rubric_from_json_text(text)

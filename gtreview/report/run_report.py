@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gtreview import __version__
-from gtreview.report.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
+from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.report.document import (
     BarChart,
     BarSeries,
@@ -22,7 +22,7 @@ from gtreview.report.document import (
     Table,
 )
 from gtreview.report.pdf import render_pdf
-from gtreview.report.results import RunResults, SampleStatus
+from gtreview.results.loader import RunResults, SampleStatus
 
 
 def _interval(summary: object) -> tuple[float, float] | None:

@@ -24,13 +24,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from platformdirs import user_data_path
 from pydantic import BaseModel
 
+from gtreview.core.errors import UserError
+
 ALGORITHM = "Ed25519"
 PRIVATE_SUFFIX = ".key"
 PUBLIC_SUFFIX = ".pub"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
-class SigningKeyError(ValueError):
+class SigningKeyError(UserError, ValueError):
     """A key that cannot be created, found or read (one line for the user)."""
 
 

@@ -18,7 +18,9 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.core.errors import Cancelled
 from gtreview.core.grading import record_to_contract
+from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
@@ -28,6 +30,7 @@ from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.identity import spec_identity
 from gtreview.runs.plan import GenerationTask, PassConfig, PassPlan, plan_pass
+from gtreview.runs.record import RecordKind, RunStatus, Templates, new_pass_config, update_run_config
 from gtreview.store import runs_repo, tables
 
 BackendFactory = Callable[[str], CompletionBackend]
@@ -35,7 +38,7 @@ QUESTIONS_PER_BATCH = 4
 JUDGE_BATCH = 16  # judgements committed together; also how often cancel is looked at
 
 
-class PassCancelled(RuntimeError):
+class PassCancelled(Cancelled, RuntimeError):
     """The pass was cancelled; everything finished so far is stored."""
 
 
@@ -137,39 +140,58 @@ def run_pass(
     cancel: threading.Event | None = None,
 ) -> PassResult:
     questions = list(questions)
+    config_hash = canonical_hash({"config": config.model_dump(mode="json"), "rubric": rubric_hash})
     run_id = runs_repo.find_or_create_run(
-        engine, name=config.name, rubric_hash=rubric_hash, set_id=set_id, config=config.model_dump(mode="json")
+        engine,
+        name=config.name,
+        rubric_hash=rubric_hash,
+        set_id=set_id,
+        config_hash=config_hash,
+        config=new_pass_config(config_hash, config),
     )
     identities = {m.label: spec_identity(m.spec) for m in config.models}
     judge_identity = spec_identity(config.judge)
+    templates = Templates(pointwise=load_template(POINTWISE).sha256, pairwise=load_template(PAIRWISE).sha256)
     plan = plan_pass(
         config,
         questions,
         identities,
         judge_identity,
-        pointwise_template=load_template(POINTWISE).sha256,
-        pairwise_template=load_template(PAIRWISE).sha256,
+        pointwise_template=templates.pointwise,
+        pairwise_template=templates.pairwise,
     )
     # What the results need to find this pass's records again, even after the set is edited.
-    runs_repo.update_run_config(
+    update_run_config(
         engine,
         run_id,
-        {
-            "questions": [q.to_json_dict() for q in questions],
-            "global_variants": [v.to_json_dict() for v in global_variants or []],
-            "identities": identities,
-            "judge_identity": judge_identity,
-            "templates": {"pointwise": load_template(POINTWISE).sha256, "pairwise": load_template(PAIRWISE).sha256},
-        },
+        questions=[q.to_json_dict() for q in questions],
+        global_variants=[v.to_json_dict() for v in global_variants or []],
+        identities=identities,
+        judge_identity=judge_identity,
+        templates=templates,
     )
+    link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
     ctx = _Context(engine, config, run_id, open_backend, progress, cancel)
-    for model in config.models:
-        _generate(ctx, model.spec, plan.generations[model.label])
-    _judge(ctx, plan, global_variants, questions)
-    if plan.pairs:
-        _compare(ctx, plan, global_variants)
-    runs_repo.set_run_status(engine, run_id, "finished")
+    try:
+        for model in config.models:
+            _generate(ctx, model.spec, plan.generations[model.label])
+        _judge(ctx, plan, global_variants, questions)
+        if plan.pairs:
+            _compare(ctx, plan, global_variants)
+    except BaseException:
+        runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED)
+        raise
+    finally:
+        link_planned_records(engine, run_id, plan)
+    runs_repo.set_run_status(engine, run_id, RunStatus.FINISHED)
     return ctx.result
+
+
+def link_planned_records(engine: Engine, run_id: int, plan: PassPlan) -> None:
+    """Link the run to every stored record its plan names, reused ones included."""
+    runs_repo.link_records(engine, run_id, RecordKind.GENERATION, [t.key for t in plan.all_generations()])
+    runs_repo.link_records(engine, run_id, RecordKind.JUDGEMENT, plan.judgement_keys.values())
+    runs_repo.link_records(engine, run_id, RecordKind.PAIR, [p.key for p in plan.pairs])
 
 
 def _generate(ctx: _Context, spec: str, tasks: list[GenerationTask]) -> None:

@@ -16,14 +16,17 @@ text. Benchmark scores cannot tell these apart; these probes look at the model i
   next to the pointwise score change per component kind, when one is given.
 
 The first model is the base; every other one is compared with it. Models are opened
-one at a time through factories, so only one is in memory at once.
+one at a time through factories, so only one is in memory at once; :func:`engine_factory`
+opens one through the inference factory, in a worker process, so a native crash while
+scoring raises a one-line ``WorkerDied`` here instead of ending the caller.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
@@ -31,25 +34,17 @@ from gtreview.core.corpus import ParsedDocument
 from gtreview.core.recall import exact_match, longest_common_token_run, ngram_overlap, shuffle_within_sentences
 from gtreview.core.statistics import Difference, StatModel, paired_difference_of_means
 from gtreview.core.stats_base import opt
+from gtreview.inference.backend import ScoringBackend
 
 if TYPE_CHECKING:
-    from gtreview.inference.llama_scoring import TokenScores
+    from gtreview.inference.specs import ModelSpec
 
 MIN_WORDS = 30
 NGRAM = 4
 
-
-class ProbeEngine(Protocol):
-    """What the probes need of a model: raw-text scoring and greedy continuation
-    (:class:`gtreview.inference.llama_engine.BatchedLlamaEngine` has both)."""
-
-    def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[TokenScores]: ...
-
-    def greedy_continuations(self, prompts: Sequence[str | Sequence[int]], max_tokens: int) -> list[list[int]]: ...
-
-    def close(self) -> None: ...
-
-
+# What the probes need of a model: raw-text scoring and greedy continuation (the
+# factory's worker-process backend and BatchedLlamaEngine both have them).
+ProbeEngine = ScoringBackend
 EngineFactory = Callable[[], ProbeEngine]
 ControlKind = Literal["shuffled", "held-out"]
 _T = TypeVar("_T")
@@ -84,6 +79,14 @@ def sample_passage_records(
 def shuffled_controls(passages: Sequence[str], seed: int) -> list[str]:
     """One shuffled control per passage (paired with it), each with its own seed."""
     return [shuffle_within_sentences(text, seed * 100_003 + i) for i, text in enumerate(passages)]
+
+
+def engine_factory(spec: str | ModelSpec) -> EngineFactory:
+    """Opens the local model ``spec`` names in a worker process when called (the probes
+    call each factory once, when that model's turn comes)."""
+    from gtreview.inference.factory import open_scoring_backend
+
+    return functools.partial(open_scoring_backend, spec)
 
 
 def _controls(passages: Sequence[str], controls: Sequence[str] | None, seed: int) -> tuple[list[str], ControlKind]:

@@ -11,10 +11,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from gtreview.core import corpus as model
+from gtreview.core.errors import UserError
 from gtreview.store import tables
 
 
-class DocumentConflictError(ValueError):
+class DocumentConflictError(UserError, ValueError):
     """An import that was refused as a whole; the message is one line."""
 
 

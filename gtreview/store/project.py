@@ -13,12 +13,13 @@ from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy import Engine
 
+from gtreview.core.errors import UserError
 from gtreview.store.db import alembic_config, current_revision, head_revision, make_engine, migrate
 
 DB_FILE = "project.sqlite"
 
 
-class ProjectError(ValueError):
+class ProjectError(UserError, ValueError):
     """A project folder that cannot be opened; the message is one line."""
 
 

@@ -7,22 +7,61 @@ this is what makes a killed pass resumable without duplicates.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
-from gtreview.core.jsonmodel import canonical_hash
 from gtreview.store import tables
 
 
-class RunSummary(BaseModel):
+class RunSource(StrEnum):
+    PASS = "gtreview"
+    HARNESS = "harness-import"
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    FINISHED = "finished"
+    STOPPED = "stopped"  # cancelled, stopped by drift or failed: running it again resumes
+    IMPORTED = "imported"
+
+
+class RecordKind(StrEnum):
+    GENERATION = "generation"
+    JUDGEMENT = "judgement"
+    PAIR = "pair"
+
+
+_TABLES: dict[RecordKind, type[tables.Generation] | type[tables.Judgement] | type[tables.PairJudgement]] = {
+    RecordKind.GENERATION: tables.Generation,
+    RecordKind.JUDGEMENT: tables.Judgement,
+    RecordKind.PAIR: tables.PairJudgement,
+}
+
+
+class RunRow(BaseModel):
+    """A run as stored, its configuration still untyped (``gtreview.runs.record`` types it)."""
+
     id: int
     name: str
-    source: str
-    status: str
+    source: RunSource
+    status: RunStatus
+    set_id: int | None
+    rubric_hash: str
+    config: dict[str, Any]
+
+
+class RunSummary(BaseModel):
+    """A run and how many records it uses (its own and the reused ones)."""
+
+    id: int
+    name: str
+    source: RunSource
+    status: RunStatus
     set_id: int | None
     generations: int
     judgements: int
@@ -34,8 +73,8 @@ def create_run(
     *,
     name: str,
     rubric_hash: str,
-    source: str,
-    status: str,
+    source: RunSource,
+    status: RunStatus,
     set_id: int | None = None,
     config: dict[str, Any] | None = None,
 ) -> int:
@@ -44,8 +83,8 @@ def create_run(
             name=name,
             set_id=set_id,
             rubric_hash=rubric_hash,
-            source=source,
-            status=status,
+            source=source.value,
+            status=status.value,
             config_json=json.dumps(config or {}, ensure_ascii=False),
         )
         session.add(run)
@@ -55,15 +94,14 @@ def create_run(
 
 
 def find_or_create_run(
-    engine: Engine, *, name: str, rubric_hash: str, set_id: int | None, config: dict[str, Any]
+    engine: Engine, *, name: str, rubric_hash: str, set_id: int | None, config_hash: str, config: dict[str, Any]
 ) -> int:
-    """The run for this exact configuration and rubric (resumed), or a new one."""
-    config_hash = canonical_hash({"config": config, "rubric": rubric_hash})
+    """The run with this configuration hash and rubric (resumed, marked running), or a new one."""
     with Session(engine) as session:
         for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
             if json.loads(run.config_json).get("config_hash") == config_hash:
                 assert run.id is not None
-                run.status = "running"
+                run.status = RunStatus.RUNNING.value
                 session.add(run)
                 session.commit()
                 return run.id
@@ -71,18 +109,18 @@ def find_or_create_run(
         engine,
         name=name,
         rubric_hash=rubric_hash,
-        source="gtreview",
-        status="running",
+        source=RunSource.PASS,
+        status=RunStatus.RUNNING,
         set_id=set_id,
-        config={"config_hash": config_hash, "pass": config, "models": {}},
+        config=config,
     )
 
 
-def set_run_status(engine: Engine, run_id: int, status: str) -> None:
+def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)
         if run is not None:
-            run.status = status
+            run.status = status.value
             session.add(run)
             session.commit()
 
@@ -100,14 +138,30 @@ def record_model(engine: Engine, run_id: int, spec: str, describe: dict[str, Any
         session.commit()
 
 
-def update_run_config(engine: Engine, run_id: int, values: dict[str, Any]) -> None:
+def write_run_config(engine: Engine, run_id: int, config: dict[str, Any]) -> None:
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)
         if run is None:
-            return
-        run.config_json = json.dumps({**json.loads(run.config_json), **values}, ensure_ascii=False, default=str)
+            raise KeyError(f"no run {run_id}")
+        run.config_json = json.dumps(config, ensure_ascii=False, default=str)
         session.add(run)
         session.commit()
+
+
+def get_run(engine: Engine, run_id: int) -> RunRow | None:
+    with Session(engine) as session:
+        run = session.get(tables.Run, run_id)
+        if run is None or run.id is None:
+            return None
+        return RunRow(
+            id=run.id,
+            name=run.name,
+            source=RunSource(run.source),
+            status=RunStatus(run.status),
+            set_id=run.set_id,
+            rubric_hash=run.rubric_hash,
+            config=json.loads(run.config_json),
+        )
 
 
 def run_config(engine: Engine, run_id: int) -> dict[str, Any]:
@@ -140,8 +194,13 @@ def generations_by_keys(engine: Engine, keys: list[str]) -> list[tables.Generati
     return rows
 
 
+def _kind_of(record: tables.Generation | tables.Judgement | tables.PairJudgement) -> RecordKind:
+    return next(kind for kind, model in _TABLES.items() if isinstance(record, model))
+
+
 def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Judgement | tables.PairJudgement]) -> int:
-    """Insert records whose key is new, in one transaction; return how many were new."""
+    """Insert records whose key is new, in one transaction, and link each to its run
+    (a record that exists already is linked, not written again); return how many were new."""
     added = 0
     with Session(engine) as session:
         for record in records:
@@ -149,40 +208,81 @@ def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Jud
             if session.exec(select(model).where(col(model.key) == record.key)).first() is None:
                 session.add(record)
                 added += 1
+            session.merge(tables.RunRecord(run_id=record.run_id, kind=_kind_of(record).value, key=record.key))
         session.commit()
     return added
+
+
+def link_records(engine: Engine, run_id: int, kind: RecordKind, keys: Iterable[str]) -> int:
+    """Link the run to the stored records of these keys (reused ones); missing keys are skipped."""
+    wanted = list(dict.fromkeys(keys))
+    model = _TABLES[kind]
+    present: set[str] = set()
+    with Session(engine) as session:
+        for start in range(0, len(wanted), 500):
+            present.update(session.exec(select(model.key).where(col(model.key).in_(wanted[start : start + 500]))).all())
+    with Session(engine) as session:
+        linked = set(
+            session.exec(
+                select(tables.RunRecord.key).where(
+                    col(tables.RunRecord.run_id) == run_id, col(tables.RunRecord.kind) == kind.value
+                )
+            ).all()
+        )
+        new = [key for key in wanted if key in present and key not in linked]
+        for key in new:
+            session.add(tables.RunRecord(run_id=run_id, kind=kind.value, key=key))
+        session.commit()
+    return len(new)
+
+
+def linked_keys(engine: Engine, run_id: int, kind: RecordKind) -> list[str]:
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(tables.RunRecord.key).where(
+                    col(tables.RunRecord.run_id) == run_id, col(tables.RunRecord.kind) == kind.value
+                )
+            ).all()
+        )
 
 
 def list_runs(engine: Engine) -> list[RunSummary]:
     with Session(engine) as session:
         runs = list(session.exec(select(tables.Run).order_by(col(tables.Run.id))))
-        summaries = []
-        for run in runs:
-            counts = [
-                len(session.exec(select(model.id).where(col(model.run_id) == run.id)).all())
-                for model in (tables.Generation, tables.Judgement, tables.PairJudgement)
-            ]
-            summaries.append(
-                RunSummary(
-                    id=run.id or 0,
-                    name=run.name,
-                    source=run.source,
-                    status=run.status,
-                    set_id=run.set_id,
-                    generations=counts[0],
-                    judgements=counts[1],
-                    pairs=counts[2],
-                )
+        counts: dict[tuple[int, str], int] = {}
+        for run_id, kind, count in session.exec(
+            select(tables.RunRecord.run_id, tables.RunRecord.kind, func.count()).group_by(
+                col(tables.RunRecord.run_id), col(tables.RunRecord.kind)
             )
-        return summaries
+        ):
+            counts[(run_id, kind)] = count
+        return [
+            RunSummary(
+                id=run.id or 0,
+                name=run.name,
+                source=RunSource(run.source),
+                status=RunStatus(run.status),
+                set_id=run.set_id,
+                generations=counts.get((run.id or 0, RecordKind.GENERATION.value), 0),
+                judgements=counts.get((run.id or 0, RecordKind.JUDGEMENT.value), 0),
+                pairs=counts.get((run.id or 0, RecordKind.PAIR.value), 0),
+            )
+            for run in runs
+        ]
 
 
 _Record = TypeVar("_Record", tables.Generation, tables.Judgement, tables.PairJudgement)
 
 
 def _of_run(engine: Engine, model: type[_Record], run_id: int) -> list[_Record]:
+    """The records linked to the run (its own and the reused ones), oldest first."""
+    kind = next(k for k, m in _TABLES.items() if m is model)
     with Session(engine) as session:
-        return list(session.exec(select(model).where(col(model.run_id) == run_id).order_by(col(model.id))))
+        linked = select(tables.RunRecord.key).where(
+            col(tables.RunRecord.run_id) == run_id, col(tables.RunRecord.kind) == kind.value
+        )
+        return list(session.exec(select(model).where(col(model.key).in_(linked)).order_by(col(model.id))))
 
 
 def run_generations(engine: Engine, run_id: int) -> list[tables.Generation]:

@@ -16,6 +16,7 @@ from sqlalchemy import Engine, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Question, Rubric
 from gtreview.store import tables
@@ -29,7 +30,7 @@ class ReviewStatus(StrEnum):
     RETIRED = "retired"
 
 
-class SetImportError(ValueError):
+class SetImportError(UserError, ValueError):
     """A rubric that cannot become a set (one-line message)."""
 
 

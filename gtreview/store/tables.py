@@ -295,3 +295,18 @@ class HumanGrade(SQLModel, table=True):
     total: int
     comment: str = ""
     at: datetime = Field(default_factory=utc_now)
+
+
+class RunRecord(SQLModel, table=True):
+    """Which records a run uses: the ones it wrote and the ones it reused from earlier runs.
+
+    A record's own ``run_id`` names only the run that first wrote it; a pass that reuses
+    stored answers (same content key) or extends a pass to more repeats is linked to
+    every record it counts here, so each run's records are found without re-planning.
+    """
+
+    __tablename__ = "run_record"
+
+    run_id: int = Field(foreign_key="run.id", primary_key=True, ondelete="CASCADE")
+    kind: str = Field(primary_key=True)  # generation | judgement | pair
+    key: str = Field(primary_key=True, index=True)

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QInputDialog, QWidget
 
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.judging.marking import marking_block
-from gtreview.report.results import RunResults, load_run_results
-from gtreview.services import adjudication as adj
+from gtreview.results.loader import RunResults, load_run_results
+from gtreview.app import adjudication as adj
 from gtreview.store.project import Project
 from gtreview.ui.widgets.adjudication_view import AdjudicationView, item_html
 from gtreview.ui.widgets.grading_view import GradingView

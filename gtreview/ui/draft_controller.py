@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from gtreview.authoring.pipeline import DraftingCancelled, DraftResult, NothingToSaveError, save_drafts
 from gtreview.core.rubric import AccessMode
 from gtreview.inference.backend import CompletionBackend
-from gtreview.inference.specs import open_backend
-from gtreview.services.drafting import draft_from_project, project_contract, set_contract_order
+from gtreview.inference.factory import open_backend
+from gtreview.app.drafting import draft_from_project, project_contract, set_contract_order
 from gtreview.store.project import Project
 from gtreview.ui.workers import Worker
 from gtreview.ui.workers import start as start_worker

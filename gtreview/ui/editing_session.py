@@ -16,7 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from sqlalchemy import Engine
 
 from gtreview.core.jsonpath import Path
-from gtreview.services import editing
+from gtreview.app import editing
 
 
 @dataclass

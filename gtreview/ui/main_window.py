@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
 
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.runs.plan import PassConfig
-from gtreview.services import editing, question_calibration, review, workflow
-from gtreview.services.corpus_review import set_synonym_confirmed
-from gtreview.services.results import reportable_runs
+from gtreview.app import editing, question_calibration, review, workflow
+from gtreview.app.corpus_review import set_synonym_confirmed
+from gtreview.app.results import reportable_runs
 from gtreview.store import runs_repo, sets_repo
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project

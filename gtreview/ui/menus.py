@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
 from gtreview import __version__
 from gtreview.logging_setup import log_path
-from gtreview.services.question_calibration import approval_requires_calibration
+from gtreview.app.question_calibration import approval_requires_calibration
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, JUDGE_SPEC, get_setting, set_setting
 
 if TYPE_CHECKING:

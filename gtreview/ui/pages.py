@@ -10,12 +10,12 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog
 
-from gtreview.report.analysis import analyse
-from gtreview.report.results import load_run_results
+from gtreview.results.analysis import analyse
+from gtreview.results.loader import load_run_results
 from gtreview.report.run_report import write_run_report
-from gtreview.services.adjudication import agreement_report
-from gtreview.services.corpus_review import inventory_with_confirmations
-from gtreview.services.results import ResultsBundle, load_results, reportable_runs
+from gtreview.app.adjudication import agreement_report
+from gtreview.app.corpus_review import inventory_with_confirmations
+from gtreview.app.results import ResultsBundle, load_results, reportable_runs
 from gtreview.ui.widgets.results_view import leaderboard_rows
 from gtreview.ui.workers import start as start_worker
 

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QInputDialog, QWidget
 
 from gtreview.inference.backend import CompletionBackend
 from gtreview.judging.calibration import QuestionCalibration
-from gtreview.services import workflow
-from gtreview.services.question_calibration import calibrate_questions
-from gtreview.services.workflow import WorkflowError
+from gtreview.app import workflow
+from gtreview.app.question_calibration import calibrate_questions
+from gtreview.app.workflow import WorkflowError
 from gtreview.store import sets_repo
 from gtreview.store.project import Project
 from gtreview.store.settings_repo import JUDGE_SPEC, get_setting, set_setting
@@ -169,6 +169,6 @@ class ReviewController(QObject):
 
 
 def _open_backend(spec: str) -> CompletionBackend:
-    from gtreview.inference.specs import open_backend
+    from gtreview.inference.factory import open_backend
 
     return open_backend(spec)

@@ -9,8 +9,8 @@ from PySide6.QtCore import QObject, Signal
 
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.factory import open_backend
 from gtreview.inference.specs import with_runtime_defaults
-from gtreview.runs.backends import open_pass_backend
 from gtreview.runs.execute import PassCancelled, PassEvent, PassResult, run_pass
 from gtreview.runs.plan import PassConfig
 from gtreview.store import sets_repo
@@ -26,7 +26,7 @@ class RunController(QObject):
     def __init__(self, project: Project, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = project
-        self.open_backend: Callable[[str], CompletionBackend] = open_pass_backend
+        self.open_backend: Callable[[str], CompletionBackend] = open_backend
         self._cancel: threading.Event | None = None
         self._worker: Worker | None = None
 

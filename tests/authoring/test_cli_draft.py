@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from gtreview import commands_authoring
-from gtreview.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from gtreview.cli import draft as commands_authoring
+from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from gtreview.cli.main import build_parser
+from gtreview.core.errors import UserError
 from gtreview.inference.backend import ChatMessage, CompletionRequest
 from gtreview.judging.prompts import load_template
 from gtreview.store import sets_repo
@@ -38,9 +40,7 @@ def respond(messages: list[dict[str, Any]]) -> str:
 
 
 def parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="gtreview")
-    commands_authoring.add_authoring_commands(parser.add_subparsers(dest="command"))
-    return parser.parse_args(["draft", *argv])
+    return build_parser().parse_args(["draft", *argv])
 
 
 @pytest.fixture()
@@ -88,16 +88,19 @@ def test_draft_reports_failures_and_prints_a_summary(project_dir: Path, capsys: 
     assert "total cost unknown" in out
 
 
-def test_bad_input_is_a_one_line_error(project_dir: Path, tmp_path: Path) -> None:
-    with pytest.raises(CliError, match="at least 1") as caught:
-        commands_authoring.draft(parse("--model", "anthropic:claude-sonnet-4-6", "--questions", "0"))
-    assert caught.value.status == EXIT_USAGE
+def test_bad_input_is_a_one_line_error(project_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:  # the parser's type checks the count
+        parse("--model", "anthropic:claude-sonnet-4-6", "--questions", "0")
+    assert caught.value.code == EXIT_USAGE and "--questions: must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse("--model", "x", "--questions", "1", "--context-chars", "199")
+    assert "--context-chars: must be at least 200" in capsys.readouterr().err
     with pytest.raises(CliError, match="no corpus documents"):
         commands_authoring.draft(parse("--model", "x", "--questions", "1", "--project", str(tmp_path / "empty")))
     with pytest.raises(CliError, match="model nonsense: unknown model spec"):
         commands_authoring.draft(parse("--model", "nonsense", "--questions", "1", "--project", str(project_dir)))
     prices = tmp_path / "prices.json"
     prices.write_text('{"claude-*": {"input_per_mtok": -1, "output_per_mtok": 1}}')
-    with pytest.raises(CliError, match=r"prices\.json: bad price entry"):
+    with pytest.raises(UserError, match=r"prices\.json: bad price entry"):  # a PriceTableError
         commands_authoring.draft(parse("--model", "x", "--questions", "1", "--prices", str(prices)))
-    assert commands_authoring.HANDLERS[("draft", None)] is commands_authoring.draft
+    assert parse("--model", "x", "--questions", "1").handler is commands_authoring.draft

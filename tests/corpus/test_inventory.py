@@ -11,15 +11,16 @@ from typing import Any
 
 import pytest
 
-from gtreview.cli import CliError
-from gtreview.commands_corpus import add_inventory_command, corpus_inventory
+from gtreview.app.corpus_import import collect_files, parse_files
+from gtreview.cli.corpus import corpus_inventory
+from gtreview.cli.main import build_parser
 from gtreview.core.corpus import ParsedDocument
+from gtreview.core.errors import UserError
 from gtreview.corpus.inventory import CorpusInventory, Location, build_inventory, inventory_to_markdown
 from gtreview.corpus.inventory_lexicon import edit_similarity, orth_key, phonetic_key
 from gtreview.corpus.inventory_quantities import extract_mentions, parse_number
 from gtreview.corpus.inventory_text import prepare
 from gtreview.corpus.readers import parse_bytes
-from gtreview.services.corpus_import import collect_files, parse_files
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"
 
@@ -291,14 +292,11 @@ def test_location_labels() -> None:
 
 
 def inventory_args(project: Path, *extra: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    corpus = parser.add_subparsers(dest="action")
-    add_inventory_command(corpus)
-    return parser.parse_args(["inventory", "--project", str(project), *extra])
+    return build_parser().parse_args(["corpus", "inventory", "--project", str(project), *extra])
 
 
 def test_command_prints_markdown_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gtreview.services.corpus_import import import_corpus
+    from gtreview.app.corpus_import import import_corpus
     from gtreview.store.project import open_project
 
     project = open_project(tmp_path / "project")
@@ -317,10 +315,10 @@ def test_command_refuses_a_project_without_documents(tmp_path: Path) -> None:
     from gtreview.store.project import open_project
 
     open_project(tmp_path / "empty").close()
-    with pytest.raises(CliError) as info:
+    with pytest.raises(UserError) as info:
         corpus_inventory(inventory_args(tmp_path / "empty"))
-    assert info.value.status == 2 and "no corpus documents" in str(info.value) and "\n" not in str(info.value)
-    with pytest.raises(CliError) as missing:
+    assert info.value.exit_status == 2 and "no corpus documents" in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(UserError) as missing:  # a ProjectError, reported by gtreview.cli.main in one line
         corpus_inventory(inventory_args(tmp_path / "nowhere"))
-    assert missing.value.status == 2
+    assert missing.value.exit_status == 2
     assert not (tmp_path / "nowhere").exists()

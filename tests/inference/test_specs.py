@@ -25,7 +25,7 @@ import pytest
 from gtreview.inference.anthropic_client import AnthropicBackend
 from gtreview.inference.backend import ChatMessage, CompletionRequest
 from gtreview.inference.openai_client import OpenAICompatibleBackend
-from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, open_backend, parse_model_spec
+from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, open_in_process, parse_model_spec
 
 # -- parsing ----------------------------------------------------------------------------
 
@@ -137,7 +137,7 @@ def test_bad_specs_say_what_a_good_one_looks_like(text: str, expected: str) -> N
 
 
 class FakeLlamaBackend:
-    """Records how open_backend constructed it."""
+    """Records how open_in_process constructed it."""
 
     made: ClassVar[list[dict[str, Any]]] = []
 
@@ -159,7 +159,7 @@ def test_open_llama_passes_every_setting(tmp_path: Path, fake_engine: list[dict[
     (tmp_path / "base.gguf").write_bytes(b"GGUF")
     (tmp_path / "geo.gguf").write_bytes(b"GGUF")
     spec = f"llama:{tmp_path}/base.gguf?lora={tmp_path}/geo.gguf&scale=0.75&ctx=2048&seq=4&threads=3&n_gpu_layers=0"
-    backend = open_backend(spec)
+    backend = open_in_process(spec)
     assert isinstance(backend, FakeLlamaBackend)
     assert fake_engine == [
         {
@@ -177,16 +177,16 @@ def test_open_llama_passes_every_setting(tmp_path: Path, fake_engine: list[dict[
 
 def test_open_llama_overrides_win(tmp_path: Path, fake_engine: list[dict[str, Any]]) -> None:
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
-    open_backend(parse_model_spec(f"llama:{tmp_path}/m.gguf"), n_gpu_layers=0, n_seq_max=2)
+    open_in_process(parse_model_spec(f"llama:{tmp_path}/m.gguf"), n_gpu_layers=0, n_seq_max=2)
     assert (fake_engine[0]["n_gpu_layers"], fake_engine[0]["n_seq_max"], fake_engine[0]["lora_path"]) == (0, 2, None)
 
 
 def test_open_llama_missing_files_are_one_line_errors(tmp_path: Path, fake_engine: list[dict[str, Any]]) -> None:
     with pytest.raises(BackendOpenError, match=r"^model file not found: .*nope\.gguf$"):
-        open_backend(f"llama:{tmp_path}/nope.gguf")
+        open_in_process(f"llama:{tmp_path}/nope.gguf")
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
     with pytest.raises(BackendOpenError, match=r"^LoRA adapter not found: .*ad\.gguf$"):
-        open_backend(f"llama:{tmp_path}/m.gguf?lora={tmp_path}/ad.gguf")
+        open_in_process(f"llama:{tmp_path}/m.gguf?lora={tmp_path}/ad.gguf")
     assert fake_engine == []
 
 
@@ -194,7 +194,7 @@ def test_open_llama_without_the_engine_is_a_clear_error(tmp_path: Path, monkeypa
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
     monkeypatch.setitem(sys.modules, "gtreview.inference.llama_engine", None)
     with pytest.raises(BackendOpenError, match=r"^the llama\.cpp backend is not available here"):
-        open_backend(f"llama:{tmp_path}/m.gguf")
+        open_in_process(f"llama:{tmp_path}/m.gguf")
 
 
 def test_open_openai_with_a_transport_override() -> None:
@@ -203,7 +203,7 @@ def test_open_openai_with_a_transport_override() -> None:
         return httpx.Response(200, json=reply)
 
     spec = "openai:http://127.0.0.1:8080/v1#tiny"
-    backend = open_backend(spec, transport=httpx.MockTransport(handler), concurrency=2)
+    backend = open_in_process(spec, transport=httpx.MockTransport(handler), concurrency=2)
     try:
         assert isinstance(backend, OpenAICompatibleBackend)
         assert backend.spec == spec and backend.model == "tiny" and backend.concurrency == 2
@@ -214,7 +214,7 @@ def test_open_openai_with_a_transport_override() -> None:
 
 
 def test_open_anthropic_with_a_key_override() -> None:
-    backend = open_backend("anthropic:claude-sonnet-4-6", api_key="sk-ant-test-key", base_url="http://127.0.0.1:9")
+    backend = open_in_process("anthropic:claude-sonnet-4-6", api_key="sk-ant-test-key", base_url="http://127.0.0.1:9")
     try:
         assert isinstance(backend, AnthropicBackend)
         assert backend.spec == "anthropic:claude-sonnet-4-6" and backend.describe()["api_key_source"] == "argument"
@@ -236,11 +236,11 @@ def test_open_hf_offline_from_the_cache(
     cached.write_bytes(b"GGUF")
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
-    open_backend("hf:org/geo-GGUF/geo-q4.gguf?ctx=1024")
+    open_in_process("hf:org/geo-GGUF/geo-q4.gguf?ctx=1024")
     assert fake_engine[0]["model_path"] == cached and fake_engine[0]["n_ctx"] == 1024
     assert fake_engine[0]["spec"] == "hf:org/geo-GGUF/geo-q4.gguf?ctx=1024"
     with pytest.raises(BackendOpenError) as caught:
-        open_backend("hf:org/geo-GGUF/missing.gguf")
+        open_in_process("hf:org/geo-GGUF/missing.gguf")
     message = str(caught.value)
     assert message.startswith(
         "missing.gguf from org/geo-GGUF is not in the Hugging Face cache and HF_HUB_OFFLINE is set"
@@ -261,9 +261,9 @@ class LlamaBackend:
         print(json.dumps({"spec": spec, "model_path": str(model_path)}))
 engine.LlamaBackend = LlamaBackend
 sys.modules["gtreview.inference.llama_engine"] = engine
-from gtreview.inference.specs import BackendOpenError, open_backend
+from gtreview.inference.specs import BackendOpenError, open_in_process
 try:
-    open_backend(sys.argv[1])
+    open_in_process(sys.argv[1])
 except BackendOpenError as exc:
     print(json.dumps({"error": str(exc)}))
 """

@@ -1,9 +1,10 @@
-"""The model worker process: same results as in-process, and crashes, cancels and bad
-files that never take the caller down or hang it.
+"""The model worker process: same results (and scores) as in-process, and crashes,
+cancels and bad files that never take the caller down or hang it.
 
 One worker is shared by most tests (a spawned child starts in about half a second on
-the tiny model, but every crash and cancel costs a fresh one). The crash hook is
-switched on only in that worker's child, through its ``env``.
+the tiny model, but every crash and cancel costs a fresh one). Its child opens the
+model through the crashing test backend (``opener``), which kills the child when a
+call carries a marker; production's default opener never looks at markers.
 """
 
 from __future__ import annotations
@@ -19,18 +20,17 @@ from typing import Any
 
 import pytest
 
-from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling
+from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling, ScoringBackend
 from gtreview.inference.gguf_check import ModelFileError
-from gtreview.inference.specs import BackendOpenError, ModelSpecError, open_backend
-from gtreview.inference.worker import (
+from gtreview.inference.specs import BackendOpenError, ModelSpecError, open_in_process
+from gtreview.inference.worker import GenerationCancelled, WorkerBackend, WorkerDied
+from tests.inference.crashing_backend import (
     ABORT_MARKER,
     ASSERT_MARKER,
-    CRASH_HOOK_ENV,
     EXIT_MARKER,
     SEGV_MARKER,
     SLEEP_MARKER,
-    GenerationCancelled,
-    WorkerBackend,
+    open_crashing,
 )
 
 VERDICT_SCHEMA = {
@@ -64,7 +64,7 @@ def alive(pid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def worker(tiny_gguf: Path) -> Iterator[WorkerBackend]:
-    backend = WorkerBackend(spec_of(tiny_gguf), env={CRASH_HOOK_ENV: "1"})
+    backend = WorkerBackend(spec_of(tiny_gguf), opener=open_crashing)
     try:
         yield backend
     finally:
@@ -75,7 +75,7 @@ def test_results_equal_the_in_process_backend(worker: WorkerBackend, tiny_gguf: 
     requests = [ask(f"Answer: {a}") for a in ("gold in quartz", "a shear zone", "pyrite", "no idea", "basalt dyke")]
     requests.append(CompletionRequest(messages=requests[0].messages, json_schema=VERDICT_SCHEMA))
     requests.append(ask("Answer: ore", temperature=0.8, seed=3))
-    in_process = open_backend(spec_of(tiny_gguf))
+    in_process = open_in_process(spec_of(tiny_gguf))
     try:
         expected = in_process.complete_batch(requests)
     finally:
@@ -148,6 +148,74 @@ def test_cancel_from_another_thread_stops_a_long_generation(worker: WorkerBacken
     assert worker.pid == fresh
 
 
+TEXTS = [
+    "the gold ore in the quartz vein is graded by assay of each drill core sample",
+    "a drill hole cut the granite and the basalt dyke at the shear zone",
+    "copper and silver deposit in the sericite alteration of the schist",
+    "the rubric must award points for each correct component of the answer",
+    "pyrite and carbonate in the lode",
+    "gold",
+]
+
+
+def test_scoring_in_the_worker_equals_scoring_in_process(worker: WorkerBackend, tiny_gguf: Path) -> None:
+    assert isinstance(worker, ScoringBackend)
+    in_process = open_in_process(spec_of(tiny_gguf))
+    try:
+        assert isinstance(in_process, ScoringBackend)
+        expected = [in_process.score_texts(TEXTS), in_process.score_texts(TEXTS, prefix_tokens=3)]
+        tokens = [list(s.text_tokens) for s in expected[0]]
+        expected_out = [in_process.greedy_continuations(TEXTS, 6), in_process.greedy_continuations(tokens, 6)]
+    finally:
+        in_process.close()
+    got = [worker.score_texts(TEXTS), worker.score_texts(TEXTS, prefix_tokens=3)]
+    for got_scores, expected_scores in zip(got, expected, strict=True):
+        assert len(got_scores) == len(TEXTS)
+        for g, e in zip(got_scores, expected_scores, strict=True):
+            assert (g.text_tokens, g.start) == (e.text_tokens, e.start)
+            assert g.logprobs == pytest.approx(e.logprobs, abs=1e-4)
+            assert all(isinstance(x, float) for x in g.logprobs)
+    assert got[0][-1].logprobs == () or len(got[0][-1].logprobs) == len(got[0][-1].text_tokens) - 1
+    assert [worker.greedy_continuations(TEXTS, 6), worker.greedy_continuations(tokens, 6)] == expected_out
+    assert worker.score_texts([]) == [] and worker.greedy_continuations([], 6) == []
+
+
+@pytest.mark.parametrize("call", ["score", "continue"])
+def test_a_crash_while_scoring_raises_one_line_and_the_next_call_has_a_fresh_worker(
+    worker: WorkerBackend, call: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert worker.score_texts(["warm"])
+    before = worker.pid
+    assert before is not None
+    with pytest.raises(WorkerDied) as died:
+        if call == "score":
+            worker.score_texts(["fine", f"crash here {ABORT_MARKER}"])
+        else:
+            worker.greedy_continuations([f"crash here {ASSERT_MARKER}"], 4)
+    message = str(died.value)
+    assert message.startswith("model worker died (signal SIGABRT)") and "\n" not in message
+    assert isinstance(died.value, RuntimeError) and not alive(before) and worker.pid is None
+    assert len(worker.score_texts(["fine"])[0].logprobs) > 0
+    assert worker.pid not in (None, before)
+    assert capfd.readouterr().err == ""
+
+
+def test_a_scoring_error_in_the_child_keeps_its_class_and_the_child(worker: WorkerBackend) -> None:
+    worker.score_texts(["warm"])
+    before = worker.pid
+    with pytest.raises(ValueError, match=r"text 0 has \d+ tokens; a sequence holds \d+"):
+        worker.score_texts(["gold " * 2000])
+    with pytest.raises(ValueError, match="prompt 0 is empty"):
+        worker.greedy_continuations([[]], 4)
+    assert worker.pid == before  # a Python error fails the call, not the process
+
+
+def test_a_server_backend_in_a_worker_cannot_score() -> None:
+    with WorkerBackend("openai:http://127.0.0.1:9/v1#m") as backend:
+        with pytest.raises(RuntimeError, match="cannot score texts"):
+            backend.score_texts(["x"])
+
+
 def test_restart_starts_a_fresh_process_on_the_next_call(worker: WorkerBackend) -> None:
     worker.complete_batch([ask("warm")])
     before = worker.pid
@@ -192,7 +260,7 @@ def test_a_failed_reopen_gives_error_results(tiny_gguf: Path, tmp_path: Path) ->
 
 def test_close_leaves_no_child_and_stops_a_waiting_batch(tiny_gguf: Path) -> None:
     before = children()
-    backend = WorkerBackend(spec_of(tiny_gguf), env={CRASH_HOOK_ENV: "1"})
+    backend = WorkerBackend(spec_of(tiny_gguf), opener=open_crashing)
     pid = backend.pid
     assert pid is not None and alive(pid)
     outcome: list[BaseException] = []
@@ -217,5 +285,5 @@ def test_close_leaves_no_child_and_stops_a_waiting_batch(tiny_gguf: Path) -> Non
     with WorkerBackend(spec_of(tiny_gguf)) as quiet:  # the clean path: the child exits by itself
         pid = quiet.pid
         assert pid is not None and quiet.complete_batch([ask("x")])[0].ok
-        assert quiet.complete_batch([ask(ABORT_MARKER)])[0].ok  # without the hook a marker is text
+        assert quiet.complete_batch([ask(ABORT_MARKER)])[0].ok  # the default opener: a marker is text
     assert not alive(pid) and children() == before

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from gtreview.cli import CliError
+from gtreview.app import workflow
+from gtreview.app.sample_project import ensure_sample_project
+from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import rubric_from_json_text
+from gtreview.interop.grading_guide import render_grading_guide
 from gtreview.report import release
-from gtreview.report.grading_guide import render_grading_guide
 from gtreview.report.release import QUESTION_FIELDS, ReleaseError, create_release, verify_release
 from gtreview.report.signing import (
     SigningKeyError,
@@ -26,8 +28,6 @@ from gtreview.report.signing import (
     read_public_key_file,
     resolve_signing_key,
 )
-from gtreview.services import workflow
-from gtreview.services.sample_project import ensure_sample_project
 from gtreview.store import sets_repo
 
 BUNDLE_FILES = ["grading_guide.md", "manifest.json", "questions.json", "rubric.json", "signature.json", "signoffs.json"]
@@ -245,18 +245,16 @@ def test_an_older_signoff_can_be_released(signed: Signed, tmp_path: Path) -> Non
 
 
 def cli(argv: list[str]) -> int:
-    """Run a command of commands_release the way gtreview.cli.main does."""
-    from gtreview import commands_release
+    """Run a command of gtreview.cli.release the way gtreview.cli.main does."""
+    from gtreview.cli.main import build_parser
 
-    parser = argparse.ArgumentParser(prog="gtreview")
-    commands_release.add_release_commands(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] = commands_release.HANDLERS[(args.command, args.action)]
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
-    except CliError as exc:
+    except UserError as exc:
         print(f"gtreview: error: {exc}")
-        return exc.status
+        return exc.exit_status
 
 
 def test_cli_keys_release_and_verify(signed: Signed, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

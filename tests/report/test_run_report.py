@@ -13,12 +13,12 @@ from pypdf import PdfReader
 
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
-from gtreview.report.analysis import analyse
-from gtreview.report.results import load_run_results
+from gtreview.results.analysis import analyse
+from gtreview.results.loader import load_run_results
 from gtreview.report.run_report import write_run_report
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.services.sample_project import ensure_sample_project
+from gtreview.app.sample_project import ensure_sample_project
 from gtreview.store import sets_repo
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 
@@ -165,7 +165,7 @@ def test_report_command(finished_run, tmp_path: Path) -> None:  # type: ignore[n
 def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from gtreview.core.statistics import paired_difference_of_means
     from gtreview.runs.probes import FamiliarityComparison, FamiliarityReport, ModelLikelihood, RecallReport
-    from gtreview.store import runs_repo
+    from gtreview.runs.record import update_run_config
 
     _, project, run_id = finished_run
     gain = paired_difference_of_means([1.0, 1.2, 0.9, 1.1], [0.2, 0.1, 0.3, 0.2], n_boot=200, n_perm=200)
@@ -190,7 +190,7 @@ def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp
         comparisons=[],
     )
     stored = {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}
-    runs_repo.update_run_config(project.engine, run_id, {"probes": {**stored, "sections": {"A": stored}}})
+    update_run_config(project.engine, run_id, probes={**stored, "sections": {"A": stored}})
     results = load_run_results(project.engine, run_id)
     out = write_run_report(results, analyse(results, n_boot=300, n_perm=500), tmp_path / "p.pdf")
     text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(str(out)).pages)

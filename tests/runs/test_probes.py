@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gtreview.cli import CliError
-from gtreview.commands_probes import add_probe_commands, probe
+from gtreview.cli.common import CliError
+from gtreview.cli.main import build_parser
+from gtreview.cli.probe import probe
 from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
 from gtreview.core.statistics import Difference, Interval
 from gtreview.inference.llama_engine import BatchedLlamaEngine
@@ -241,9 +242,7 @@ def test_reading_discounts_recall_that_the_controls_show_too() -> None:
 
 
 def parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    add_probe_commands(parser.add_subparsers(dest="command"))
-    return parser.parse_args(["probe", *argv])
+    return build_parser().parse_args(["probe", *argv])
 
 
 def test_probe_refuses_server_models_and_a_lone_model(tmp_path: Path, tiny_gguf: Path) -> None:

@@ -7,8 +7,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QSettings
 
-from gtreview.services.corpus_import import import_corpus
-from gtreview.services.rubric_files import read_rubric_file, to_rubric
+from gtreview.app.corpus_import import import_corpus
+from gtreview.interop.rubric_files import read_rubric_file, to_rubric
 from gtreview.store import sets_repo
 from gtreview.store.project import Project, open_project
 
@@ -33,7 +33,7 @@ def interop_project(tmp_path: Path, interop_dir: Path):  # type: ignore[no-untyp
 @pytest.fixture()
 def sample_window(qtbot, tmp_path: Path, settings: QSettings):  # type: ignore[no-untyped-def]
     """The main window on a fresh copy of the sample project, comments answered by the test."""
-    from gtreview.services.sample_project import ensure_sample_project
+    from gtreview.app.sample_project import ensure_sample_project
     from gtreview.ui.main_window import MainWindow
 
     project = ensure_sample_project(tmp_path / "sample")

@@ -3,7 +3,7 @@
 from PySide6.QtCore import Qt
 
 from gtreview.inference.backend import CompletionRequest, CompletionResult
-from gtreview.report.results import load_run_results
+from gtreview.results.loader import load_run_results
 from gtreview.store import adjudication_repo, sets_repo
 from tests.judging.scripted import ScriptedBackend, verdict_json
 from tests.ui.test_runs_ui import CONFIG

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from gtreview.services.sample_project import ensure_sample_project
+from gtreview.app.sample_project import ensure_sample_project
 from gtreview.store import sets_repo
 from gtreview.store.project import open_project
 

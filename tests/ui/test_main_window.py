@@ -2,7 +2,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from gtreview.services.review import question_rows
+from gtreview.app.review import question_rows
 from gtreview.store import sets_repo
 from gtreview.ui.main_window import MainWindow
 from gtreview.ui.models.question_table import QuestionFilterProxy, QuestionTableModel

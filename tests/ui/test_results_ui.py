@@ -43,7 +43,7 @@ def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None
 def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import Qt, QThreadPool
 
-    from gtreview.services.corpus_review import confirmed_synonyms
+    from gtreview.app.corpus_review import confirmed_synonyms
 
     window = sample_window
     window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)
@@ -63,7 +63,7 @@ def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # 
 
 
 def test_results_view_tables_probes_by_section(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
-    from gtreview.store import runs_repo
+    from gtreview.runs.record import update_run_config
     from tests.runs.test_probes import FLAT, UP, reports
     from tests.ui.test_runs_ui import CONFIG, scripted_open
 
@@ -73,9 +73,7 @@ def test_results_view_tables_probes_by_section(qtbot, sample_window) -> None:  #
         window.start_configured_pass(CONFIG)
     familiarity, recall = reports(excess=UP, ngram=UP, control_ngram=FLAT)
     stored = {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}
-    runs_repo.update_run_config(
-        window.project.engine, 1, {"probes": {**stored, "sections": {"A": stored, "C": stored}}}
-    )
+    update_run_config(window.project.engine, 1, probes={**stored, "sections": {"A": stored, "C": stored}})
     window.show_results(1)
     view = window.results_view
     qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)

@@ -3,7 +3,7 @@
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
-from gtreview.services import workflow
+from gtreview.app import workflow
 from gtreview.store import sets_repo
 from gtreview.store.sets_repo import ReviewStatus
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
-from gtreview.services.review import QuestionRow
+from gtreview.app.review import QuestionRow
 
 Index = QModelIndex | QPersistentModelIndex
 

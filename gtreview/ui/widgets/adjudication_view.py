@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.report.results import RunResults
-from gtreview.services.adjudication import HistoryStep, QueueItem
+from gtreview.results.loader import RunResults
+from gtreview.app.adjudication import HistoryStep, QueueItem
 from gtreview.ui.widgets.grading_form import GradingForm
 
 PAIR_LABELS = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]

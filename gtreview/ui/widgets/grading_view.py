@@ -10,7 +10,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gtreview.judging.marking import marking_block
-from gtreview.services.adjudication import GradingItem
+from gtreview.app.adjudication import GradingItem
 from gtreview.ui.widgets.grading_form import GradingForm
 
 

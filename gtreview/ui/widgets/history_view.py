@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.services.workflow import HistoryEntry
+from gtreview.app.workflow import HistoryEntry
 from gtreview.store.sets_repo import VersionInfo
 
 

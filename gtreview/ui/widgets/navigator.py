@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
-from gtreview.services.workflow import SignoffInfo
+from gtreview.app.workflow import SignoffInfo
 from gtreview.store.sets_repo import SetSummary
 from gtreview.store.tables import Document
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.services.review import QuestionRow
+from gtreview.app.review import QuestionRow
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.models.question_table import ROW_ROLE, QuestionFilterProxy, QuestionTableModel
 

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.report.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
-from gtreview.report.results import RunResults, SampleStatus
+from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
+from gtreview.results.loader import RunResults, SampleStatus
 from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
@@ -277,7 +277,7 @@ class ResultsView(QWidget):
 def _sample_html(model: str, sample: object) -> str:
     if sample is None:
         return f"<b>{escape(model)}</b><br><i>no answer</i>"
-    from gtreview.report.results import SampleResult
+    from gtreview.results.loader import SampleResult
 
     assert isinstance(sample, SampleResult)
     head = f"<b>{escape(model)}</b> — {sample.status.value}"

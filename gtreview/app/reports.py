@@ -1,0 +1,57 @@
+"""The PDF report of a run: one use case, so the app and the CLI print the same cover."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+from sqlalchemy import Engine
+
+from gtreview.app.adjudication import agreement_report
+from gtreview.report.run_report import write_run_report
+from gtreview.results.analysis import RunAnalysis, analyse
+from gtreview.results.loader import RunResults, load_run_results
+from gtreview.store import sets_repo
+from gtreview.store.review_records import signoffs
+
+
+class ReportCover(BaseModel):
+    set_name: str = ""
+    signoff: str = ""
+
+
+class ReportResult(BaseModel):
+    path: Path
+    cover: ReportCover
+
+
+def report_cover(engine: Engine, results: RunResults) -> ReportCover:
+    """The set the run answered and the sign-off that froze exactly that version, if any."""
+    if results.set_id is None:
+        return ReportCover()
+    set_name = next((s.name for s in sets_repo.list_sets(engine) if s.id == results.set_id), "")
+    matching = [s for s in signoffs(engine, results.set_id) if s.content_hash == results.rubric_hash]
+    signoff = (
+        f"sign-off #{matching[-1].number} by {matching[-1].reviewer}, {matching[-1].signed_at:%Y-%m-%d}"
+        if matching
+        else "draft: no sign-off matches this version of the set"
+    )
+    return ReportCover(set_name=set_name, signoff=signoff)
+
+
+def write_report(
+    engine: Engine,
+    run_id: int,
+    out: Path,
+    *,
+    seed: int = 0,
+    results: RunResults | None = None,
+    analysis: RunAnalysis | None = None,
+) -> ReportResult:
+    """Analyse (unless given) and write the report; ``results``/``analysis`` let a view reuse what it shows."""
+    results = results or load_run_results(engine, run_id)
+    analysis = analysis or analyse(results, seed=seed)
+    cover = report_cover(engine, results)
+    agreement = agreement_report(engine, run_id, seed=seed, results=results)
+    path = write_run_report(results, analysis, out, set_name=cover.set_name, signoff=cover.signoff, agreement=agreement)
+    return ReportResult(path=path, cover=cover)

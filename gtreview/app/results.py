@@ -1,0 +1,87 @@
+"""What the results view shows: a pass's figures, its status line, the leaderboard."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from sqlalchemy import Engine
+
+from gtreview.app.adjudication import agreement_report
+from gtreview.app.question_calibration import latest_calibration
+from gtreview.results.analysis import RunAnalysis, analyse, fmt
+from gtreview.results.loader import RunResults, load_run_results
+from gtreview.store import runs_repo
+from gtreview.store.runs_repo import RunStatus
+
+
+class ResultsBundle(BaseModel):
+    results: RunResults
+    analysis: RunAnalysis
+    status: str
+    leaderboard: list[tuple[RunResults, RunAnalysis]]
+
+
+def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
+    """Every run of the project: its own passes and imported harness runs alike."""
+    return [(r.id, r.name) for r in runs_repo.list_runs(engine)]
+
+
+_STATUS_TEXT = {
+    RunStatus.FINISHED: "Pass finished: every drift check passed.",
+    RunStatus.RUNNING: "Pass running (or killed while running): run it again to resume.",
+    RunStatus.STOPPED: "Pass not finished: cancelled, stopped by drift or failed (run it again to resume).",
+    RunStatus.IMPORTED: "Imported from harness files: recomputed by gtreview's rules.",
+}
+
+
+def status_line(engine: Engine, results: RunResults, set_id: int | None, analysis: RunAnalysis | None = None) -> str:
+    parts = [_STATUS_TEXT[results.status]]
+    agreement = agreement_report(engine, results.run_id, results=results)
+    if agreement.n_graded and agreement.totals is not None:
+        gate = agreement.gate.kappa if agreement.gate is not None else None
+        parts.append(
+            f"Judge vs expert on {agreement.n_graded} hand-graded answers: gate kappa {fmt(gate)}, "
+            f"total alpha {fmt(agreement.totals.alpha.alpha)}, mean abs. difference {fmt(agreement.totals.mad)}."
+        )
+    if results.probes:
+        parts.append(probe_readings(results, analysis))
+    adjudicated = sum(1 for s in results.samples if s.adjudicated)
+    if adjudicated:
+        parts.append(f"{adjudicated} score(s) settled by an expert.")
+    if set_id is not None:
+        checked = [latest_calibration(engine, set_id, q.id) for q in results.questions]
+        done = [c for c in checked if c is not None]
+        reproduced = sum(1 for c in done if c[1].reproduced)
+        judges = sorted({c[0] for c in done})
+        parts.append(
+            f"Calibration of the current versions: {reproduced} of {len(results.questions)} questions reproduced"
+            + (f" (judge {', '.join(judges)})" if judges else " (not calibrated)")
+            + "."
+        )
+    return " ".join(parts)
+
+
+def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int = 0) -> ResultsBundle:
+    results = load_run_results(engine, run_id)
+    analysis = analyse(results, seed=seed)
+    board = [(results, analysis)]
+    for other_id, _ in reportable_runs(engine):
+        if other_id != run_id:
+            other = load_run_results(engine, other_id)
+            board.append((other, analyse(other, seed=seed, n_boot=500, n_perm=2000)))
+    return ResultsBundle(
+        results=results, analysis=analysis, status=status_line(engine, results, set_id, analysis), leaderboard=board
+    )
+
+
+def probe_readings(results: RunResults, analysis: RunAnalysis | None = None) -> str:
+    """The learned-or-recited reading of the memorisation probes kept with the pass."""
+    from gtreview.runs.probes import FamiliarityReport, RecallReport, reading
+
+    assert results.probes is not None
+    analysis = analysis or analyse(results, n_boot=300, n_perm=500)
+    readings = reading(
+        FamiliarityReport.model_validate(results.probes["familiarity"]),
+        RecallReport.model_validate(results.probes["recall"]),
+        {f.label: f.kind_differences for f in analysis.finetunes},
+    )
+    return "Probes: " + "; ".join(f"{r.label}: {r.text}" for r in readings) + "."

@@ -1,0 +1,44 @@
+"""The sample project: the shipped sample corpus and benchmark set, ready to review."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gtreview.app.corpus_import import import_corpus
+from gtreview.interop.rubric_files import read_rubric_file, to_rubric
+from gtreview.paths import sample_corpus_dir
+from gtreview.store import sets_repo
+from gtreview.store.project import Project, open_project
+from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
+
+SAMPLE_ACTOR = "gtreview (sample)"
+SAMPLE_RUBRIC = Path("benchmark") / "Sample_goldfield_grading_key.json"
+SAMPLE_CORPUS_FOLDERS = ("reports", "tables")
+
+
+def sample_rubric_path() -> Path:
+    return sample_corpus_dir() / SAMPLE_RUBRIC
+
+
+def ensure_sample_project(folder: Path) -> Project:
+    """Open ``folder`` as the sample project, filling it on first use.
+
+    Safe to call every start: the corpus import skips files already present and
+    the set is imported only when the project has none.
+    """
+    project = open_project(folder)
+    root = sample_corpus_dir()
+    import_corpus(project.engine, [root / name for name in SAMPLE_CORPUS_FOLDERS if (root / name).is_dir()])
+    if not sets_repo.list_sets(project.engine):
+        # The sample ships no judge model, so its questions can be approved without a
+        # calibration run; new projects require one (Review menu to change).
+        set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+        rubric_file = read_rubric_file(sample_rubric_path())
+        sets_repo.import_rubric(
+            project.engine,
+            to_rubric(rubric_file),
+            source_name=SAMPLE_RUBRIC.name,
+            source_sha256=rubric_file.sha256,
+            actor=SAMPLE_ACTOR,
+        )
+    return project

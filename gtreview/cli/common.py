@@ -1,0 +1,145 @@
+"""What every command module shares: options, argument types, output, errors, exit codes.
+
+A leaf: it imports nothing from ``gtreview.cli``, so any command module (and
+``gtreview.cli.main``, which registers them) can import it without a cycle. Store and
+interop modules are imported inside the functions that need them, so that building
+the parser (and ``rubric validate``) does not load SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gtreview.core.errors import UserError
+from gtreview.paths import default_project_dir
+
+if TYPE_CHECKING:
+    from gtreview.core.rubric import Rubric
+    from gtreview.store.project import Project
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class CliError(UserError):
+    """A failure to report in one line with the given exit status (usage errors: 2)."""
+
+    def __init__(self, message: str, status: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.exit_status = status
+
+    @property
+    def status(self) -> int:
+        return self.exit_status
+
+
+# --- options ------------------------------------------------------------------------------
+
+
+def add_project(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project", type=Path, default=None, help="project folder (default: one in the per-user data folder)"
+    )
+
+
+def add_json(parser: argparse.ArgumentParser, help: str = "print the result as JSON") -> None:
+    parser.add_argument("--json", action="store_true", help=help)
+
+
+def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
+    """An argparse type: an integer no smaller than ``minimum`` (``why`` explains the bound)."""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            reason = f" ({why})" if why else ""
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}{reason}, got {value}")
+        return value
+
+    convert.__name__ = f"integer >= {minimum}"
+    return convert
+
+
+def float_between(low: float, high: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``[low, high]`` (no upper bound when ``high`` is None)."""
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
+            bound = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+        return value
+
+    convert.__name__ = "number"
+    return convert
+
+
+ID = int_at_least(1)  # set, run and sign-off numbers start at 1
+
+
+# --- output -------------------------------------------------------------------------------
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def first_line(message: str) -> str:
+    return message.splitlines()[0] if message.strip() else "failed"
+
+
+def print_failure(message: str, args: argparse.Namespace | None) -> None:
+    """The one-line failure on stderr; on stdout too, as JSON, when the command has --json."""
+    line = first_line(message)
+    if args is not None and getattr(args, "json", False):
+        print(json.dumps({"ok": False, "error": line}))
+    print(f"gtreview: error: {line}", file=sys.stderr)
+
+
+# --- project and inputs -------------------------------------------------------------------
+
+
+def project_dir(args: argparse.Namespace) -> Path:
+    folder: Path | None = args.project
+    return folder if folder is not None else default_project_dir()
+
+
+def open_cli_project(args: argparse.Namespace, *, create: bool = True) -> Project:
+    """The project named by --project (or the default); a ProjectError is a UserError."""
+    from gtreview.store.project import open_project
+
+    return open_project(project_dir(args), create=create)
+
+
+def load_rubric(path: Path) -> Rubric:
+    """The rubric in ``path``; a file that cannot be read is one line naming it."""
+    from gtreview.core.rubric_text import RubricReadError
+    from gtreview.interop.rubric_files import read_rubric_file, to_rubric
+
+    try:
+        return to_rubric(read_rubric_file(path))
+    except RubricReadError as exc:
+        raise CliError(f"{path}: {exc}") from None
+
+
+def actor() -> str:
+    """Who is recorded as having done it: the login name."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name on some systems
+        return "unknown"

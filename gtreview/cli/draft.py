@@ -1,0 +1,169 @@
+"""``gtreview draft``: draft a new benchmark set from the project's corpus.
+
+The drafted set is saved with every question in status draft, flagged where a check
+failed; nothing is approved. The exit status is 0 when every requested question was
+drafted, 1 when some stage items failed (the set is still saved if any question
+survived, and its id printed) or none survived, and 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gtreview.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    CliError,
+    actor,
+    add_json,
+    add_project,
+    int_at_least,
+    open_cli_project,
+    print_json,
+)
+from gtreview.core.rubric import AccessMode
+
+if TYPE_CHECKING:
+    from gtreview.authoring.pipeline import DraftResult
+
+DEFAULT_CONTEXT_CHARS = 40_000
+MIN_CONTEXT_CHARS = 200
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "draft", help="draft a new benchmark set from the project corpus (every question lands as a draft)"
+    )
+    parser.add_argument(
+        "--model", type=str, required=True, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL"
+    )
+    parser.add_argument(
+        "--questions", type=int_at_least(1), required=True, metavar="N", help="how many questions to draft"
+    )
+    parser.add_argument("--name", type=str, default=None, help="name of the new set (default: Draft set DATE)")
+    parser.add_argument(
+        "--access-mode",
+        type=str,
+        choices=[m.value for m in AccessMode],
+        default=AccessMode.OPEN_CORPUS.value,
+        help="the candidates' access to the corpus (default: OPEN_CORPUS)",
+    )
+    parser.add_argument(
+        "--context-chars",
+        type=int_at_least(MIN_CONTEXT_CHARS),
+        default=DEFAULT_CONTEXT_CHARS,
+        metavar="N",
+        help=(
+            f"characters of corpus passages shown to the model (default: {DEFAULT_CONTEXT_CHARS}); "
+            "lower it for a local model with a small context"
+        ),
+    )
+    parser.add_argument("--prices", type=Path, default=None, metavar="FILE", help="a JSON price table (USD per Mtok)")
+    add_project(parser)
+    add_json(parser)
+    parser.set_defaults(handler=draft)
+
+
+def draft(args: argparse.Namespace) -> int:
+    from gtreview.app.drafting import draft_from_project, drafting_corpus
+    from gtreview.authoring.pipeline import DraftingCancelled, NothingToSaveError, save_drafts
+    from gtreview.authoring.pricing import PriceTable, load_price_table
+    from gtreview.inference.specs import ModelSpecError, open_backend
+
+    prices = load_price_table(args.prices) if args.prices is not None else PriceTable()
+    project = open_cli_project(args)
+    try:
+        try:
+            drafting_corpus(project.engine, args.context_chars)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        try:
+            backend = open_backend(args.model)
+        except (ModelSpecError, ValueError, OSError) as exc:
+            raise CliError(f"model {args.model}: {exc}") from None
+        cancel = threading.Event()
+        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+        try:
+            result = draft_from_project(
+                project.engine,
+                backend,
+                n_questions=args.questions,
+                access_mode=args.access_mode,
+                context_chars=args.context_chars,
+                prices=prices,
+                progress=None if args.json else _progress_printer(sys.stderr),
+                cancel=cancel,
+            )
+        except DraftingCancelled as exc:
+            _report(args, exc.result, None)
+            raise CliError("drafting was cancelled; nothing was saved", EXIT_FINDINGS) from None
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            backend.close()
+        name = args.name or f"Draft set {datetime.now(UTC).date().isoformat()}"
+        try:
+            set_id: int | None = save_drafts(project.engine, result, set_name=name, actor=actor())
+        except NothingToSaveError:
+            set_id = None
+    finally:
+        project.close()
+    _report(args, result, set_id)
+    return EXIT_OK if set_id is not None and not result.failures else EXIT_FINDINGS
+
+
+def _progress_printer(stream: Any) -> Any:
+    def show(stage: str, done: int, total: int) -> None:
+        stream.write(f"\r[{stage:9}] {done}/{total}   ")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def _report(args: argparse.Namespace, result: DraftResult, set_id: int | None) -> None:
+    flagged = [d.question.id for d in result.drafts if d.flagged]
+    failures = [{"stage": f.stage, "item": f.item, "attempts": f.attempts, "reason": f.reason} for f in result.failures]
+    usage = [u.model_dump(mode="json") for u in result.usage]
+    if args.json:
+        print_json(
+            {
+                "ok": set_id is not None and not result.failures,
+                "set_id": set_id,
+                "model": result.model,
+                "requested": args.questions,
+                "drafted": [d.question.id for d in result.drafts],
+                "flagged": flagged,
+                "failures": failures,
+                "usage": usage,
+                "total_cost_usd": result.total_cost_usd,
+                "cancelled": result.cancelled,
+            }
+        )
+        return
+    saved = f"saved as set {set_id} (every question in status draft)" if set_id is not None else "no set was saved"
+    print(f"drafted {len(result.drafts)} of {args.questions} questions with {result.model}; {saved}")
+    for draft_question in result.drafts:
+        errors = sum(1 for f in draft_question.findings if f.is_error)
+        mark = f"FLAGGED ({errors} errors)" if draft_question.flagged else "ok"
+        print(f"  {draft_question.question.id}: {draft_question.question.title or ''} [{mark}]")
+    for failure in failures:
+        print(
+            f"  failed {failure['stage']} {failure['item']} after {failure['attempts']} attempts: {failure['reason']}"
+        )
+    for stage in result.usage:
+        cost = stage.cost_usd if stage.cost_usd == "unknown" else f"${stage.cost_usd:.4f}"
+        print(
+            f"  {stage.stage:9} {stage.requests} requests, {stage.prompt_tokens} prompt + "
+            f"{stage.completion_tokens} completion tokens, cost {cost}"
+        )
+    total = result.total_cost_usd
+    print(f"  total cost {total if total == 'unknown' else f'${total:.4f}'}")

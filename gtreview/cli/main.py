@@ -1,0 +1,73 @@
+"""The gtreview command line: the same use cases as the GUI, for analysts and scripts.
+
+Every command exits non-zero on failure and reports bad input in one line, never
+with a traceback (set GTREVIEW_DEBUG=1 to see one). Each command group is a module
+with ``register(commands)``, which adds its parsers and sets ``handler`` on every
+leaf; :func:`main` calls ``args.handler(args)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from gtreview import __version__
+from gtreview.cli import (
+    corpus,
+    draft,
+    export,
+    gui,
+    harness,
+    judging,
+    probe,
+    release,
+    report,
+    rubric,
+    run,
+)
+from gtreview.cli.common import EXIT_FINDINGS, EXIT_USAGE, print_failure
+from gtreview.core.errors import Cancelled, UserError
+from gtreview.logging_setup import configure_logging, log_path
+
+# The order of the commands in ``gtreview --help``.
+GROUPS = (gui, rubric, corpus, judging, harness, run, report, release, export, draft, probe)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gtreview", description="Source-grounded LLM benchmark workstation.")
+    parser.add_argument("--version", action="version", version=f"gtreview {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for group in GROUPS:
+        group.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not args_list or args_list[0].startswith("--project") or args_list[0] == "--sample":
+        args_list = ["gui", *args_list]
+    args = parser.parse_args(args_list)
+    handler = getattr(args, "handler", None)
+    if handler is None:  # e.g. `gtreview --`: no command named
+        parser.print_usage(sys.stderr)
+        return EXIT_USAGE
+    configure_logging()
+    try:
+        status: int = handler(args)
+        return status
+    except UserError as exc:
+        print_failure(str(exc), args)
+        return exc.exit_status
+    except Cancelled as exc:
+        print_failure(str(exc) or "cancelled", args)
+        return exc.exit_status
+    except Exception as exc:  # the contract is one line, never a traceback; the log keeps it
+        if os.environ.get("GTREVIEW_DEBUG"):
+            raise
+        logging.getLogger("gtreview.cli").exception("unexpected failure in %s", args_list[:2])
+        print_failure(f"{type(exc).__name__}: {exc} (details in {log_path()})", args)
+        return EXIT_FINDINGS

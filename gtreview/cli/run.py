@@ -1,0 +1,176 @@
+"""``gtreview run``: a benchmark pass with a progress line and resume."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from gtreview.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    ID,
+    CliError,
+    add_json,
+    add_project,
+    float_between,
+    int_at_least,
+    open_cli_project,
+    print_json,
+)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("run", help="a benchmark pass: generate K answers per model, judge, compare")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--rubric", type=Path, help="a rubric file")
+    source.add_argument("--set", dest="set_id", type=ID, help="a benchmark set of the project (current versions)")
+    parser.add_argument(
+        "--model",
+        type=str,
+        action="append",
+        default=[],
+        metavar="LABEL=SPEC",
+        help="a model to run; the first is the base the others are compared with",
+    )
+    parser.add_argument("--models-json", type=Path, help="models from a Groundtruth configs/models.json")
+    parser.add_argument("--base-url", type=str, help="with --models-json: the vLLM server that serves them")
+    parser.add_argument("--gguf-dir", type=Path, help="with --models-json: a folder of local GGUF files to use instead")
+    parser.add_argument("--judge", type=str, required=True, metavar="SPEC")
+    parser.add_argument("--repeats", type=int_at_least(1), default=1, metavar="K")
+    parser.add_argument("--temperature", type=float_between(0.0), default=0.7)
+    parser.add_argument("--top-p", type=float_between(0.0, 1.0), default=0.95)
+    parser.add_argument("--max-tokens", type=int_at_least(1), default=1024)
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--no-pairwise", action="store_true")
+    parser.add_argument("--drift-every", type=int_at_least(0), default=50)
+    parser.add_argument("--name", type=str, default=None)
+    add_project(parser)
+    add_json(parser)
+    parser.set_defaults(handler=run)
+
+
+def _models_json(args: argparse.Namespace) -> list[str]:
+    from gtreview.inference.model_configs import ModelConfigError, read_models_json, to_model_specs
+
+    try:
+        mapped = to_model_specs(read_models_json(args.models_json), base_url=args.base_url, gguf_dir=args.gguf_dir)
+    except (ModelConfigError, ValueError) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    if mapped.problems:
+        raise CliError(f"{args.models_json}: {mapped.problems[0]} ({len(mapped.problems)} entries cannot be run)")
+    return [f"{label}={spec}" for label, spec in mapped.specs]
+
+
+def _models(values: list[str]) -> list[dict[str, str]]:
+    if not values:
+        raise CliError("name the models with --model LABEL=SPEC or --models-json FILE")
+    models = []
+    for value in values:
+        label, sep, spec = value.partition("=")
+        if not sep or not label.strip() or not spec.strip():
+            raise CliError(f"--model {value!r}: expected LABEL=SPEC, e.g. base=llama:base.gguf")
+        models.append({"label": label.strip(), "spec": spec.strip()})
+    labels = [m["label"] for m in models]
+    if len(set(labels)) != len(labels):
+        raise CliError("model labels must be unique")
+    return models
+
+
+def _progress_printer(stream: Any) -> Any:
+    def show(event: Any) -> None:
+        eta = event.eta_seconds
+        eta_text = f" · ETA {int(eta // 60)}m{int(eta % 60):02d}s" if eta is not None else ""
+        speed = f" · {event.tokens_per_second:.1f} tok/s" if event.tokens else ""
+        width = 24
+        filled = int(width * event.done / event.total) if event.total else width
+        bar = "#" * filled + "-" * (width - filled)
+        stream.write(f"\r[{event.phase:8}] [{bar}] {event.done}/{event.total}{speed}{eta_text}   ")
+        if event.done >= event.total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def run(args: argparse.Namespace) -> int:
+    from gtreview.core.jsonmodel import canonical_hash
+    from gtreview.inference.backend import Sampling
+    from gtreview.inference.specs import ModelSpecError
+    from gtreview.interop.rubric_files import read_rubric_file, to_rubric
+    from gtreview.judging.calibration import DriftError
+    from gtreview.runs.backends import open_pass_backend
+    from gtreview.runs.execute import PassCancelled, run_pass
+    from gtreview.runs.plan import PassConfig
+    from gtreview.store import sets_repo
+
+    project = open_cli_project(args)
+    try:
+        if args.rubric is not None:
+            rubric = to_rubric(read_rubric_file(args.rubric))
+            set_id = None
+        else:
+            if args.set_id not in {s.id for s in sets_repo.list_sets(project.engine)}:
+                raise CliError(f"the project has no set {args.set_id}")
+            rubric = sets_repo.export_rubric(project.engine, args.set_id)
+            set_id = args.set_id
+        config = PassConfig(
+            name=args.name or (args.rubric.stem if args.rubric else f"set {set_id}"),
+            models=_models(args.model + (_models_json(args) if args.models_json else [])),
+            judge=args.judge,
+            repeats=args.repeats,
+            sampling=Sampling(
+                temperature=args.temperature, top_p=args.top_p, seed=args.seed, max_tokens=args.max_tokens
+            ),
+            pairwise=not args.no_pairwise,
+            drift_every=args.drift_every,
+        )
+        cancel = threading.Event()
+        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+        try:
+            result = run_pass(
+                project.engine,
+                config,
+                _active(project.engine, rubric, set_id),
+                rubric_hash=canonical_hash(rubric.to_json_dict()),
+                open_backend=open_pass_backend,
+                set_id=set_id,
+                global_variants=rubric.global_variants,
+                progress=None if args.json else _progress_printer(sys.stderr),
+                cancel=cancel,
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    except PassCancelled as exc:
+        raise CliError(str(exc), EXIT_FINDINGS) from None
+    except DriftError as exc:
+        raise CliError(f"{exc}; the pass stopped (what finished is stored)", EXIT_FINDINGS) from None
+    except (ModelSpecError, ValueError) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    finally:
+        project.close()
+    summary = result.model_dump()
+    if args.json:
+        print_json({"ok": True, **summary})
+    else:
+        print(
+            f"run {result.run_id}: {result.generated} answers generated, {result.reused} reused, "
+            f"{result.generation_errors} generation errors ({result.retries} retries), {result.judged} judged, "
+            f"{result.unscored} unscored, {result.pairs} pairs; {result.model_calls} model calls"
+        )
+    return EXIT_OK
+
+
+def _active(engine: Any, rubric: Any, set_id: int | None) -> list[Any]:
+    """Retired questions are not run."""
+    if set_id is None:
+        return list(rubric.questions)
+    from gtreview.store import sets_repo
+
+    retired = {
+        s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status == sets_repo.ReviewStatus.RETIRED
+    }
+    return [q for q in rubric.questions if q.id not in retired]

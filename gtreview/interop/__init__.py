@@ -1,0 +1,1 @@
+"""The Groundtruth formats in one place: rubric files, grading guide, harness files."""

@@ -1,0 +1,90 @@
+"""The figures of a run as one typed value: what the results view shows and
+``gtreview results --json`` prints, from the one loader and its analysis."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from gtreview.core.stats_base import LEVEL
+from gtreview.results.analysis import RunAnalysis
+from gtreview.results.loader import RunResults
+from gtreview.results.rows import PairCounts, QuestionFigures, pair_counts, question_figures
+from gtreview.store.runs_repo import RunSource, RunStatus
+
+
+class ModelFigures(BaseModel):
+    label: str
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    sd: float | None  # spread across repeats (see ScoreSummary)
+    gate_pass_rate: float | None
+    n_questions: int
+    samples: int
+    errors: int
+    unscored: int
+    missing: int
+    settled: int  # samples whose score an expert settled
+
+
+class PairwiseFigures(BaseModel):
+    finetune: str
+    base: str
+    counts: PairCounts
+    position_bias_rate: float | None
+    mean_average: float | None
+
+
+class RunFigures(BaseModel):
+    run_id: int
+    name: str
+    source: RunSource
+    status: RunStatus
+    interval_level: float = LEVEL
+    repeats: int
+    models: list[ModelFigures]
+    questions: list[QuestionFigures]
+    pairwise: list[PairwiseFigures]
+
+
+def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
+    models = []
+    for figures in analysis.models:
+        counts = figures.counts
+        ci = figures.summary.ci
+        models.append(
+            ModelFigures(
+                label=figures.label,
+                mean=figures.summary.mean,
+                ci_low=ci.low if ci else None,
+                ci_high=ci.high if ci else None,
+                sd=figures.summary.sd,
+                gate_pass_rate=figures.gate.rate,
+                n_questions=figures.summary.n_questions,
+                samples=sum(counts.get(k, 0) for k in ("scored", "error", "unscored", "missing")),
+                errors=counts.get("error", 0),
+                unscored=counts.get("unscored", 0),
+                missing=counts.get("missing", 0),
+                settled=counts.get("adjudicated", 0),
+            )
+        )
+    pairwise = [
+        PairwiseFigures(
+            finetune=f.label,
+            base=results.base,
+            counts=pair_counts(results, f.label),
+            position_bias_rate=f.pairwise.position_bias_rate if f.pairwise else None,
+            mean_average=f.pairwise.mean_average if f.pairwise else None,
+        )
+        for f in analysis.finetunes
+    ]
+    return RunFigures(
+        run_id=results.run_id,
+        name=results.name,
+        source=results.source,
+        status=results.status,
+        repeats=results.repeats,
+        models=models,
+        questions=question_figures(results),
+        pairwise=pairwise,
+    )

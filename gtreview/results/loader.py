@@ -1,0 +1,398 @@
+"""A pass's results, gathered for the statistics, the results view and the PDF report.
+
+Loaded by re-planning the pass from what the run recorded (its questions, model and
+judge identities, template hashes) and fetching every record by key, so a pass that
+reused answers from an earlier one is still complete, and later edits of the set do
+not change what a finished pass reports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from gtreview.core.grading import ComponentKind, component_kind, settle_awards
+from gtreview.core.rubric import Question, VariantRule
+from gtreview.runs.plan import ModelEntry, PassConfig, plan_pass
+from gtreview.runs.record import RunConfig, RunRecordError, RunSource, RunStatus
+from gtreview.store import runs_repo, sets_repo, tables
+from gtreview.store.adjudication_repo import awards_of, effective
+
+KINDS = (ComponentKind.GATE, ComponentKind.BINARY, ComponentKind.REASONING)
+PAIR_SCORES = {"A>>B": 2.0, "A>B": 1.0, "A=B": 0.0, "B>A": -1.0, "B>>A": -2.0}
+
+
+class SampleStatus(StrEnum):
+    SCORED = "scored"
+    ERROR = "error"  # generation failed after its retries: counts as 0 and is counted apart
+    UNSCORED = "unscored"  # the judge broke its contract: left out of means, counted apart
+    MISSING = "missing"  # not produced yet (a pass that was stopped)
+
+
+class SampleResult(BaseModel):
+    model: str
+    qid: str
+    sample_index: int
+    status: SampleStatus
+    generated: bool = False  # a generation (answer or recorded failure) is stored
+    judged: bool = False  # a judgement (scored or unscored) is stored
+    generation_key: str = ""
+    judgement_key: str = ""
+    adjudicated: bool = False  # an expert's override replaced the judge's score
+    judge_total: float | None = None  # the judge's own total, kept beside an override
+    adjudication_required: bool = False
+    total: float | None = None
+    gate_passed: bool | None = None
+    awards: dict[str, int] = Field(default_factory=dict)
+    reasons: dict[str, str] = Field(default_factory=dict)
+    gate_reason: str = ""
+    adjustments: list[str] = Field(default_factory=list)
+    answer_raw: str = ""
+    answer_clean: str = ""
+    error: str = ""
+    unscored_reason: str = ""
+
+
+class PairResult(BaseModel):
+    key: str = ""
+    adjudicated: bool = False
+    judge_label: str | None = None
+    judge_inconsistent: bool = False  # the judge's own order flip, kept beside an override
+    qid: str
+    sample_index: int
+    finetune: str
+    base: str
+    label: str | None  # None: not judged yet
+    average: float | None = None
+    inconsistent: bool = False
+    reason_normal: str = ""
+    reason_swapped: str = ""
+
+
+class RunResults(BaseModel):
+    run_id: int
+    name: str
+    source: RunSource = RunSource.PASS
+    status: RunStatus
+    set_id: int | None = None
+    config: PassConfig
+    questions: list[Question]
+    global_variants: list[VariantRule] = Field(default_factory=list)
+    samples: list[SampleResult]
+    pairs: list[PairResult]
+    models_described: dict[str, Any] = Field(default_factory=dict)
+    identities: dict[str, Any] = Field(default_factory=dict)
+    templates: dict[str, str] = Field(default_factory=dict)
+    rubric_hash: str = ""
+    probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
+
+    @property
+    def models(self) -> list[str]:
+        return [m.label for m in self.config.models]
+
+    @property
+    def base(self) -> str:
+        return self.config.base.label
+
+    @property
+    def repeats(self) -> int:
+        return self.config.repeats
+
+    def _index(self) -> dict[tuple[str, str, int], SampleResult]:
+        return {(s.model, s.qid, s.sample_index): s for s in self.samples}
+
+    def _matrix(self, model: str, value: Callable[[SampleResult], float | None]) -> np.ndarray:
+        """(questions, repeats): errors count as 0 (a failure), missing samples are NaN."""
+        index = self._index()
+        out = np.full((len(self.questions), self.repeats), np.nan)
+        for qi, question in enumerate(self.questions):
+            for k in range(self.repeats):
+                sample = index.get((model, question.id, k))
+                if sample is None:
+                    continue
+                if sample.status is SampleStatus.ERROR:
+                    out[qi, k] = 0.0
+                elif sample.status is SampleStatus.SCORED and (number := value(sample)) is not None:
+                    out[qi, k] = number
+        return out
+
+    def score_matrix(self, model: str) -> np.ndarray:
+        """(questions, repeats): totals; errors are 0; unscored and missing are NaN."""
+        return self._matrix(model, lambda s: s.total)
+
+    def gate_matrix(self, model: str) -> np.ndarray:
+        """(questions, repeats): 1 gate passed, 0 failed (errors fail), NaN unknown."""
+        return self._matrix(model, lambda s: None if s.gate_passed is None else float(s.gate_passed))
+
+    def kind_share(self, model: str) -> np.ndarray:
+        """(questions, repeats, 3): share of the gate, binary and reasoning points earned;
+        NaN where a question has no component of that kind or the sample has no score."""
+        index = self._index()
+        out = np.full((len(self.questions), self.repeats, len(KINDS)), np.nan)
+        for qi, question in enumerate(self.questions):
+            maxima = {kind: 0 for kind in KINDS}
+            kinds = {c.id: component_kind(question, c) for c in question.components}
+            for component in question.components:
+                maxima[kinds[component.id]] += int(component.points)
+            for k in range(self.repeats):
+                sample = index.get((model, question.id, k))
+                if sample is None or sample.status in (SampleStatus.UNSCORED, SampleStatus.MISSING):
+                    continue
+                for ki, kind in enumerate(KINDS):
+                    if maxima[kind] == 0:
+                        continue
+                    earned = sum(v for cid, v in sample.awards.items() if kinds.get(cid) is kind)
+                    out[qi, k, ki] = earned / maxima[kind]
+        return out
+
+    def counts(self, model: str) -> dict[str, int]:
+        statuses = [s.status for s in self.samples if s.model == model]
+        counts = {status.value: statuses.count(status) for status in SampleStatus}
+        counts["adjudicated"] = sum(1 for s in self.samples if s.model == model and s.adjudicated)
+        return counts
+
+    def record_counts(self) -> dict[str, int]:
+        """How many stored records the run uses, as the Runs view lists them."""
+        return {
+            "generations": sum(s.generated for s in self.samples),
+            "judgements": sum(s.judged for s in self.samples),
+            "pairs": sum(p.label is not None for p in self.pairs),
+        }
+
+    def pairs_of(self, finetune: str) -> list[PairResult]:
+        return [p for p in self.pairs if p.finetune == finetune]
+
+
+def load_run_results(engine: Engine, run_id: int) -> RunResults:
+    """THE results of a run, settled scores applied: every figure anywhere is computed from this.
+
+    A pass is re-planned from its stored record and each record fetched by key, so a
+    pass that reused or extended an earlier one is complete and later edits of the set
+    change nothing; an imported run's records are the ones linked to it.
+    """
+    row = runs_repo.get_run(engine, run_id)
+    if row is None:
+        raise RunRecordError(f"the project has no run {run_id}")
+    stored = RunConfig.model_validate(row.config)
+    if stored.has_plan:
+        samples, pairs, config = _planned(engine, stored)
+    elif stored.harness is not None:
+        samples, pairs, config = _imported(engine, run_id, row.name, stored)
+    else:
+        raise RunRecordError(f"run {run_id} has neither a pass plan nor imported files to report on")
+    questions = stored.question_models()
+    if not questions and row.set_id is not None:  # an import made before questions were kept with it
+        questions = sets_repo.export_rubric(engine, row.set_id).questions
+    known = {q.id for q in questions}
+    questions += [Question(id=qid) for qid in dict.fromkeys(s.qid for s in samples) if qid not in known]
+    _apply_adjudications(samples, pairs, effective(engine, run_id), {q.id: q for q in questions})
+    return RunResults(
+        run_id=run_id,
+        name=row.name,
+        source=row.source,
+        status=row.status,
+        set_id=row.set_id,
+        config=config,
+        questions=questions,
+        global_variants=stored.variant_models(),
+        samples=samples,
+        pairs=pairs,
+        models_described=stored.models,
+        identities=stored.identities,
+        templates=stored.templates.model_dump(),
+        rubric_hash=row.rubric_hash,
+        probes=stored.probes,
+    )
+
+
+def _planned(engine: Engine, stored: RunConfig) -> tuple[list[SampleResult], list[PairResult], PassConfig]:
+    assert stored.pass_config is not None
+    config = stored.pass_config
+    plan = plan_pass(
+        config,
+        stored.question_models(),
+        stored.identities,
+        stored.judge_identity,
+        pointwise_template=stored.templates.pointwise,
+        pairwise_template=stored.templates.pairwise,
+    )
+    generation_keys = [t.key for t in plan.all_generations()]
+    generations = {g.key: g for g in runs_repo.generations_by_keys(engine, generation_keys)}
+    judgements = {j.key: j for j in _by_keys(engine, tables.Judgement, list(plan.judgement_keys.values()))}
+    pair_rows = {p.key: p for p in _by_keys(engine, tables.PairJudgement, [p.key for p in plan.pairs])}
+    samples = []
+    for task in plan.all_generations():
+        judgement_key = plan.judgement_keys[task.key]
+        sample = _sample(
+            task.model_label,
+            task.question.id,
+            task.sample_index,
+            generations.get(task.key),
+            judgements.get(judgement_key),
+        )
+        sample.generation_key, sample.judgement_key = task.key, judgement_key
+        samples.append(sample)
+    pairs = [
+        _pair(
+            item.key,
+            item.finetune.question.id,
+            item.finetune.sample_index,
+            item.finetune.model_label,
+            item.base.model_label,
+            pair_rows.get(item.key),
+        )
+        for item in plan.pairs
+    ]
+    return samples, pairs, config
+
+
+def _imported(
+    engine: Engine, run_id: int, name: str, stored: RunConfig
+) -> tuple[list[SampleResult], list[PairResult], PassConfig]:
+    """An imported run's linked records, matched by model, question and sample."""
+    assert stored.harness is not None
+    generations = {(g.model_label, g.qid, g.sample_index): g for g in runs_repo.run_generations(engine, run_id)}
+    judgements = {(j.model_label, j.qid, j.sample_index): j for j in runs_repo.run_judgements(engine, run_id)}
+    pair_rows = runs_repo.run_pairs(engine, run_id)
+    labels = list(dict.fromkeys([*stored.harness.labels, *(k[0] for k in generations), *(k[0] for k in judgements)]))
+    labels = [label for label in labels if any(k[0] == label for k in [*generations, *judgements])] or labels
+    samples = []
+    for key in sorted(set(generations) | set(judgements), key=lambda k: (labels.index(k[0]), k[1], k[2])):
+        generation, judgement = generations.get(key), judgements.get(key)
+        sample = _sample(*key, generation, judgement, imported=True)
+        sample.generation_key = generation.key if generation is not None else ""
+        sample.judgement_key = judgement.key if judgement is not None else ""
+        samples.append(sample)
+    pairs = [_imported_pair(p, labels[0]) for p in pair_rows]
+    judge = next((j.judge for j in judgements.values()), "harness")
+    repeats = 1 + max((k[2] for k in [*generations, *judgements]), default=0)
+    config = PassConfig(
+        name=name,
+        models=[ModelEntry(label=label, spec="harness") for label in labels],
+        judge=judge,
+        repeats=repeats,
+        pairwise=bool(pair_rows),
+    )
+    return samples, pairs, config
+
+
+_TURNED = {"A>B": "B>A", "A>>B": "B>>A", "B>A": "A>B", "B>>A": "A>>B"}
+
+
+def _imported_pair(row: Any, base: str) -> PairResult:
+    """A harness pair as fine-tune (A) against base (B): the harness puts the base first, so
+    such a pair is turned round (its label mirrored, its average negated)."""
+    if row.model_a != base:
+        return _pair(row.key, row.qid, row.sample_index, row.model_a, row.model_b, row)
+    pair = _pair(row.key, row.qid, row.sample_index, row.model_b, row.model_a, row)
+    pair.label = _TURNED.get(pair.label or "", pair.label)
+    pair.average = None if pair.average is None else -pair.average
+    return pair
+
+
+def _pair(key: str, qid: str, sample_index: int, finetune: str, base: str, row: Any) -> PairResult:
+    outcome = json.loads(row.outcome_json) if row is not None else {}
+    return PairResult(
+        key=key,
+        qid=qid,
+        sample_index=sample_index,
+        finetune=finetune,
+        base=base,
+        label=row.label if row else None,
+        average=row.average if row else None,
+        inconsistent=row.inconsistent if row else False,
+        reason_normal=str(outcome.get("reason_normal", "") or ""),
+        reason_swapped=str(outcome.get("reason_swapped", "") or ""),
+    )
+
+
+def _apply_adjudications(
+    samples: list[SampleResult], pairs: list[PairResult], decisions: dict[str, Any], questions: dict[str, Question]
+) -> None:
+    """Every figure uses the expert's settled score where there is one; the judge's stays beside it."""
+    for sample in samples:
+        decision = decisions.get(sample.judgement_key)
+        if (
+            decision is None
+            or decision.action != "override"
+            or sample.status not in (SampleStatus.SCORED, SampleStatus.UNSCORED)
+        ):
+            continue
+        awards, total = settle_awards(questions[sample.qid], bool(decision.gate_passed), awards_of(decision))
+        sample.judge_total = sample.total
+        sample.status, sample.adjudicated = SampleStatus.SCORED, True
+        sample.gate_passed, sample.awards, sample.total = bool(decision.gate_passed), awards, float(total)
+    for pair in pairs:
+        decision = decisions.get(pair.key)
+        if decision is None or decision.action != "override" or decision.label is None:
+            continue
+        pair.judge_label, pair.judge_inconsistent, pair.adjudicated = pair.label, pair.inconsistent, True
+        pair.label = decision.label
+        pair.average = PAIR_SCORES.get(decision.label)
+        pair.inconsistent = False
+
+
+def _by_keys(engine: Engine, model: Any, keys: list[str]) -> list[Any]:
+    rows: list[Any] = []
+    with Session(engine) as session:
+        for start in range(0, len(keys), 500):
+            rows.extend(session.exec(select(model).where(col(model.key).in_(keys[start : start + 500]))))
+    return rows
+
+
+def _sample(
+    model: str, qid: str, sample_index: int, generation: Any, judgement: Any, *, imported: bool = False
+) -> SampleResult:
+    base = SampleResult(model=model, qid=qid, sample_index=sample_index, status=SampleStatus.MISSING)
+    if generation is None and not (imported and judgement is not None):
+        return base
+    base.generated, base.judged = generation is not None, judgement is not None
+    if generation is not None:
+        base.answer_raw, base.answer_clean = generation.raw_text, generation.clean_text
+        if generation.status != "ok":
+            base.status, base.error, base.total, base.gate_passed = SampleStatus.ERROR, generation.error, 0.0, False
+            return base
+    if judgement is None:
+        return base
+    payload = json.loads(judgement.record_json)
+    contract = payload.get("contract")
+    if contract is None and imported and judgement.status == "scored" and judgement.total is not None:
+        contract = _file_contract(payload, judgement)
+    if judgement.status != "scored" or contract is None:
+        base.status, base.unscored_reason = SampleStatus.UNSCORED, payload.get("unscored_reason", "")
+        return base
+    base.status = SampleStatus.SCORED
+    base.total = float(contract["total"])
+    base.gate_passed = contract["gate_passed"]
+    base.gate_reason = contract.get("gate_reason", "")
+    base.awards = {c["id"]: c["awarded"] for c in contract["components"]}
+    base.adjudication_required = bool(contract.get("adjudication_required"))
+    base.reasons = {c["id"]: c.get("reason", "") for c in contract["components"]}
+    base.adjustments = payload.get("adjustments", [])
+    return base
+
+
+def _file_contract(payload: dict[str, Any], judgement: Any) -> dict[str, Any]:
+    """A grader record from an imported score entry (total and gate as recomputed at import)."""
+    stored = payload.get("file")
+    file: dict[str, Any] = stored if isinstance(stored, dict) else {}
+    components = next((v for k, v in file.items() if k.endswith("_components") and isinstance(v, list)), [])
+    return {
+        "total": judgement.total,
+        "gate_passed": bool(judgement.gate_passed),
+        "components": [
+            {"id": str(c.get("id")), "awarded": int(c.get("awarded") or 0), "reason": str(c.get("reason") or "")}
+            for c in components
+            if isinstance(c, dict) and c.get("id") is not None
+        ],
+        "adjudication_required": next(
+            (bool(v) for k, v in file.items() if k.endswith("_adjudication_required")), False
+        ),
+    }

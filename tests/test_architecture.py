@@ -38,7 +38,9 @@ def test_the_check_catches_a_qt_import(tmp_path: Path) -> None:
 
 
 def test_core_depends_on_nothing_above_it() -> None:
-    upper = re.compile(r"^gtreview\.(store|corpus|inference|judging|authoring|runs|report|ui|services|cli|commands)\b")
+    upper = re.compile(
+        r"^gtreview\.(store|corpus|inference|interop|judging|authoring|runs|results|report|app|ui|cli)\b"
+    )
     offenders = [
         f"{path.name} imports {name}"
         for path in (PACKAGE / "core").rglob("*.py")
@@ -53,3 +55,40 @@ def test_every_package_is_listed_in_pyproject() -> None:
     listed = set(config["tool"]["setuptools"]["packages"])
     found = {".".join(init.parent.relative_to(PACKAGE.parent).parts) for init in PACKAGE.rglob("__init__.py")}
     assert found - listed == set()
+
+
+def test_the_layering_contracts_hold() -> None:
+    """import-linter's contracts in pyproject.toml: ui/cli -> app -> report -> results -> runs,
+    judging, authoring -> inference, corpus, store, interop -> core."""
+    import subprocess
+    import sys
+
+    linter = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run(
+        [str(linter), "--no-cache"], cwd=PACKAGE.parent, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout
+
+
+def test_the_contracts_catch_an_upward_import(tmp_path: Path) -> None:
+    """The same contracts on a copy of the package with core importing the app layer fail."""
+    import shutil
+    import subprocess
+    import sys
+
+    copy = tmp_path / "src"
+    shutil.copytree(PACKAGE, copy / "gtreview", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(PACKAGE.parent / "pyproject.toml", copy / "pyproject.toml")
+    with (copy / "gtreview" / "core" / "errors.py").open("a", encoding="utf-8") as handle:
+        handle.write("\nfrom gtreview.app import exports  # noqa: E402,F401\n")
+    linter = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run(
+        [str(linter), "--no-cache"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(copy), "PATH": ""},
+    )
+    assert done.returncode != 0 and "gtreview.core is not allowed to import gtreview.app" in done.stdout

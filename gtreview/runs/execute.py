@@ -30,7 +30,14 @@ from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.identity import spec_identity
 from gtreview.runs.plan import GenerationTask, PassConfig, PassPlan, plan_pass
-from gtreview.runs.record import RecordKind, RunStatus, Templates, new_pass_config, update_run_config
+from gtreview.runs.record import (
+    RecordKind,
+    RunStatus,
+    Templates,
+    new_pass_config,
+    record_backend,
+    update_run_config,
+)
 from gtreview.store import runs_repo, tables
 
 BackendFactory = Callable[[str], CompletionBackend]
@@ -201,7 +208,7 @@ def _generate(ctx: _Context, spec: str, tasks: list[GenerationTask]) -> None:
     if not todo:
         return
     backend = ctx.open_backend(spec)
-    runs_repo.record_model(ctx.engine, ctx.run_id, spec, backend.describe())
+    record_backend(ctx.engine, ctx.run_id, spec, backend.describe())
     started, tokens = time.monotonic(), 0
     try:
         by_question: dict[str, list[GenerationTask]] = {}
@@ -292,7 +299,7 @@ def _judge(ctx: _Context, plan: PassPlan, global_variants: list[VariantRule] | N
     if not todo:
         return
     backend = ctx.open_backend(ctx.config.judge)
-    runs_repo.record_model(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
+    record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
     started = time.monotonic()
     try:
         monitor = None

@@ -9,6 +9,7 @@ reader and writer goes through this module, so an unknown key is a bug, not a ha
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -94,6 +95,13 @@ def update_run_config(engine: Engine, run_id: int, **values: Any) -> RunConfig:
     return config
 
 
+def record_backend(engine: Engine, run_id: int, spec: str, describe: dict[str, Any]) -> None:
+    """Keep what a backend said about itself (file hashes, versions, settings) with the run."""
+    models = dict(read_run_config(engine, run_id).models)
+    models[spec] = json.loads(json.dumps(describe, default=str))
+    update_run_config(engine, run_id, models=models)
+
+
 def new_pass_config(config_hash: str, pass_config: PassConfig) -> dict[str, Any]:
     return RunConfig(config_hash=config_hash, pass_config=pass_config).to_json()
 
@@ -114,5 +122,6 @@ __all__ = [
     "new_import_config",
     "new_pass_config",
     "read_run_config",
+    "record_backend",
     "update_run_config",
 ]

@@ -125,19 +125,6 @@ def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
             session.commit()
 
 
-def record_model(engine: Engine, run_id: int, spec: str, describe: dict[str, Any]) -> None:
-    """Keep what a backend said about itself (file hashes, versions, settings) with the run."""
-    with Session(engine) as session:
-        run = session.get(tables.Run, run_id)
-        if run is None:
-            return
-        config = json.loads(run.config_json)
-        config.setdefault("models", {})[spec] = describe
-        run.config_json = json.dumps(config, ensure_ascii=False, default=str)
-        session.add(run)
-        session.commit()
-
-
 def write_run_config(engine: Engine, run_id: int, config: dict[str, Any]) -> None:
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)

@@ -26,7 +26,3 @@ def fixture_role(question: Question, fixture: CalibrationFixture) -> FixtureRole
     if fixture.expected_gate_passed and fixture.expected_total >= 9:
         return FixtureRole.STRONG
     return FixtureRole.OTHER
-
-
-def awards_total(fixture: CalibrationFixture) -> int | float:
-    return sum(award.awarded for award in fixture.expected_component_awards)

@@ -148,12 +148,6 @@ class CalibrationFixture(JsonModel):
     expected_total: Number
     rationale: str | None = None
 
-    def award_for(self, component_id: str) -> Number | None:
-        for award in self.expected_component_awards:
-            if award.id == component_id:
-                return award.awarded
-        return None
-
 
 class Question(JsonModel):
     id: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from gtreview.core.findings import Finding, Severity
@@ -541,8 +541,3 @@ def _check_fixture_ids(questions: list[Any], findings: list[Finding]) -> None:
                     )
                 )
             seen.add(fid)
-
-
-def iter_rules() -> Iterator[tuple[str, Severity, str]]:
-    for code, (severity, text) in RULES.items():
-        yield code, severity, text

@@ -76,10 +76,6 @@ class Block:
     def line_is_tabular(self, line: int) -> bool:
         return self.tabular[line - self.line_start]
 
-    def sentence_at(self, offset: int) -> int:
-        starts = [start for start, _ in self.sentences]
-        return max(0, bisect_right(starts, offset) - 1)
-
 
 @dataclass
 class CorpusText:

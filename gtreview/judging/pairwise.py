@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from gtreview.core.pairwise import PairOutcome, parse_verdict, reconcile
+from gtreview.core.pairwise import PairOutcome, reconcile
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling
 from gtreview.judging.marking import marking_block
@@ -131,7 +131,3 @@ def compare_answers(
                 **common,
             )
     return [results[task.key] for task in tasks]
-
-
-def verdict_token(reply: str) -> str | None:
-    return parse_verdict(_verdict_text(reply)[0])

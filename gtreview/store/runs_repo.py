@@ -223,17 +223,6 @@ def link_records(engine: Engine, run_id: int, kind: RecordKind, keys: Iterable[s
     return len(new)
 
 
-def linked_keys(engine: Engine, run_id: int, kind: RecordKind) -> list[str]:
-    with Session(engine) as session:
-        return list(
-            session.exec(
-                select(tables.RunRecord.key).where(
-                    col(tables.RunRecord.run_id) == run_id, col(tables.RunRecord.kind) == kind.value
-                )
-            ).all()
-        )
-
-
 def list_runs(engine: Engine) -> list[RunSummary]:
     with Session(engine) as session:
         runs = list(session.exec(select(tables.Run).order_by(col(tables.Run.id))))

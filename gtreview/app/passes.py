@@ -12,8 +12,8 @@ from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Question, Rubric
 from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.factory import open_backend as open_model
 from gtreview.inference.specs import with_runtime_defaults
-from gtreview.runs.backends import open_pass_backend
 from gtreview.runs.execute import PassResult, Progress, run_pass
 from gtreview.runs.plan import PassConfig
 from gtreview.store import sets_repo
@@ -50,7 +50,7 @@ def run_benchmark_pass(
     set_id: int | None = None,
     rubric: Rubric | None = None,
     runtime: dict[str, int] | None = None,
-    open_backend: Callable[[str], CompletionBackend] = open_pass_backend,
+    open_backend: Callable[[str], CompletionBackend] = open_model,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
 ) -> PassResult:

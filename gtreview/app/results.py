@@ -8,6 +8,7 @@ from sqlalchemy import Engine
 from gtreview.app.adjudication import agreement_report
 from gtreview.app.question_calibration import latest_calibration
 from gtreview.results.analysis import RunAnalysis, analyse, fmt
+from gtreview.results.figures import RunFigures, run_figures
 from gtreview.results.loader import RunResults, load_run_results
 from gtreview.store import runs_repo
 from gtreview.store.runs_repo import RunStatus
@@ -71,6 +72,12 @@ def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int =
     return ResultsBundle(
         results=results, analysis=analysis, status=status_line(engine, results, set_id, analysis), leaderboard=board
     )
+
+
+def run_figures_of(engine: Engine, run_id: int, *, seed: int = 0) -> RunFigures:
+    """The run's figures as the results view shows them (same loader, same analysis, same seed)."""
+    results = load_run_results(engine, run_id)
+    return run_figures(results, analyse(results, seed=seed))
 
 
 def probe_readings(results: RunResults, analysis: RunAnalysis | None = None) -> str:

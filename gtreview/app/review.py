@@ -17,8 +17,11 @@ from gtreview.core.findings import Finding, count_errors, count_warnings
 from gtreview.core.rubric import Question, Rubric
 from gtreview.core.validation import validate_question
 from gtreview.corpus.locators import CorpusIndex
+from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store import sets_repo
-from gtreview.store.corpus_repo import load_documents
+from gtreview.store.corpus_repo import list_documents, load_documents
+from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signoffs
+from gtreview.store.tables import Document
 
 
 class QuestionRow(BaseModel):
@@ -117,4 +120,66 @@ def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -
         version=summary.current_version,
         findings=validate_question(question.to_json_dict()),
         evidence=[index.resolve(item.source or "", item.locator or "") for item in question.evidence],
+    )
+
+
+# -- what one view of the review window shows, read in one go (off the GUI thread) ----
+
+
+class QuestionPane(BaseModel):
+    """The question tabs of one question: the view, the calibration, the audit trail."""
+
+    detail: QuestionDetail
+    calibration: tuple[str, QuestionCalibration] | None
+    history: list[HistoryEntry]
+    versions: list[sets_repo.VersionInfo]
+
+
+def question_pane(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -> QuestionPane:
+    from gtreview.app.question_calibration import latest_calibration
+
+    return QuestionPane(
+        detail=question_detail(engine, index, set_id, qid),
+        calibration=latest_calibration(engine, set_id, qid),
+        history=history(engine, set_id, qid),
+        versions=sets_repo.list_versions(engine, set_id, qid),
+    )
+
+
+class SetOverview(BaseModel):
+    """The question list of a set and what the status line says about the set."""
+
+    set_id: int
+    name: str
+    rows: list[QuestionRow]
+    signoffs: list[SignoffInfo]
+
+
+def set_overview(engine: Engine, set_id: int, qids: list[str] | None = None) -> SetOverview:
+    """Every row, or only the rows of ``qids`` (after a change to those questions)."""
+    name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
+    rows = question_rows(engine, set_id) if qids is None else [question_row(engine, set_id, q) for q in qids]
+    return SetOverview(set_id=set_id, name=name, rows=rows, signoffs=signoffs(engine, set_id))
+
+
+class ProjectOverview(BaseModel):
+    """What the navigator lists: documents, sets with their sign-offs, the project's passes."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    documents: list[Document]
+    sets: list[sets_repo.SetSummary]
+    signoffs: dict[int, list[SignoffInfo]]
+    runs: list[tuple[int, str]]
+
+
+def project_overview(engine: Engine) -> ProjectOverview:
+    from gtreview.app.results import reportable_runs
+
+    sets = sets_repo.list_sets(engine)
+    return ProjectOverview(
+        documents=list_documents(engine),
+        sets=sets,
+        signoffs={s.id: signoffs(engine, s.id) for s in sets},
+        runs=reportable_runs(engine),
     )

@@ -74,7 +74,7 @@ def draft(args: argparse.Namespace) -> int:
     from gtreview.app.drafting import draft_from_project, drafting_corpus
     from gtreview.authoring.pipeline import DraftingCancelled, NothingToSaveError, save_drafts
     from gtreview.authoring.pricing import PriceTable, load_price_table
-    from gtreview.inference.specs import ModelSpecError, open_backend
+    from gtreview.inference import ModelSpecError, open_backend
 
     prices = load_price_table(args.prices) if args.prices is not None else PriceTable()
     project = open_cli_project(args)

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gtreview.cli.common import EXIT_OK, ID, add_json, add_project, load_rubric, open_cli_project, print_json
-
-if TYPE_CHECKING:
-    from gtreview.report.exports import RunData
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +21,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--rubric-key", type=str, default=None, help="rubric_key for meta.json (default: the set's file name)"
     )
     board.add_argument("--model-id", type=str, default=None, help="candidate_model_id for meta.json (default: LABEL)")
-    board.add_argument("--rubric", type=Path, default=None, help="rubric for question texts (runs without a set)")
+    board.add_argument(
+        "--rubric", type=Path, default=None, help="rubric for question texts (runs imported before they were kept)"
+    )
     add_project(board)
     add_json(board)
     board.set_defaults(handler=export_leaderboard)
@@ -33,61 +31,62 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     table.add_argument("--run", dest="run_id", type=ID, required=True)
     table.add_argument("-o", "--output", type=Path, required=True, help="CSV file")
     table.add_argument(
-        "--base", type=str, default=None, metavar="LABEL", help="model to compare with (default: the run's base)"
+        "--rubric", type=Path, default=None, help="rubric for question texts (runs imported before they were kept)"
     )
-    table.add_argument("--rubric", type=Path, default=None, help="rubric for question order (runs without a set)")
     add_project(table)
     add_json(table)
     table.set_defaults(handler=export_csv)
 
 
-def _load(args: argparse.Namespace) -> RunData:
-    from gtreview.report.exports import load_run
+def export_leaderboard(args: argparse.Namespace) -> int:
+    from gtreview.app.exports import export_leaderboard as export
 
     rubric = load_rubric(args.rubric) if args.rubric is not None else None
     project = open_cli_project(args)
     try:
-        return load_run(project.engine, args.run_id, rubric=rubric)
+        result = export(
+            project.engine,
+            args.run_id,
+            args.model,
+            args.output,
+            rubric=rubric,
+            rubric_key=args.rubric_key,
+            candidate_model_id=args.model_id,
+            contact=args.contact,
+        )
     finally:
         project.close()
-
-
-def export_leaderboard(args: argparse.Namespace) -> int:
-    from gtreview.report.exports import leaderboard_submission, write_leaderboard
-
-    data = _load(args)
-    export = leaderboard_submission(
-        data, args.model, rubric_key=args.rubric_key, candidate_model_id=args.model_id, contact=args.contact
-    )
-    paths = write_leaderboard(export, args.output)
     if args.json:
         print_json(
             {
                 "ok": True,
-                "files": [str(p) for p in paths],
-                "questions": len(export.scores),
-                "unscored": export.unscored,
-                "meta": export.meta,
-                "warnings": export.warnings,
+                "files": [str(p) for p in result.files],
+                "questions": result.rows,
+                "unscored": result.left_out,
+                "meta": result.meta,
+                "warnings": result.warnings,
             }
         )
     else:
-        for warning in export.warnings:
+        for warning in result.warnings:
             print(f"note: {warning}")
-        print(f"wrote {paths[0]} ({len(export.scores)} questions) and {paths[1]}")
-        if export.unscored:
-            print(f"left out, never scored: {', '.join(export.unscored)}")
+        print(f"wrote {result.files[0]} ({result.rows} questions) and {result.files[1]}")
+        if result.left_out:
+            print(f"left out, never scored: {', '.join(result.left_out)}")
     return EXIT_OK
 
 
 def export_csv(args: argparse.Namespace) -> int:
-    from gtreview.report.exports import question_results, write_results_csv
+    from gtreview.app.exports import export_csv as export
 
-    data = _load(args)
-    rows = question_results(data, base=args.base)
-    path = write_results_csv(rows, args.output)
+    rubric = load_rubric(args.rubric) if args.rubric is not None else None
+    project = open_cli_project(args)
+    try:
+        result = export(project.engine, args.run_id, args.output, rubric=rubric)
+    finally:
+        project.close()
     if args.json:
-        print_json({"ok": True, "file": str(path), "rows": len(rows), "warnings": data.warnings})
+        print_json({"ok": True, "file": str(result.files[0]), "rows": result.rows, "warnings": result.warnings})
     else:
-        print(f"wrote {path} ({len(rows)} rows)")
+        print(f"wrote {result.files[0]} ({result.rows} rows)")
     return EXIT_OK

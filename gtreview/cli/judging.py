@@ -63,7 +63,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _backend(spec: str) -> Any:
-    from gtreview.inference.specs import ModelSpecError, open_backend
+    from gtreview.inference import ModelSpecError, open_backend
 
     try:
         return open_backend(spec)

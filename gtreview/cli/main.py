@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from gtreview import __version__
 from gtreview.cli import (
+    adjudicate,
     corpus,
     draft,
     export,
@@ -25,6 +26,7 @@ from gtreview.cli import (
     probe,
     release,
     report,
+    results,
     rubric,
     run,
 )
@@ -33,7 +35,7 @@ from gtreview.core.errors import Cancelled, UserError
 from gtreview.logging_setup import configure_logging, log_path
 
 # The order of the commands in ``gtreview --help``.
-GROUPS = (gui, rubric, corpus, judging, harness, run, report, release, export, draft, probe)
+GROUPS = (gui, rubric, corpus, judging, harness, run, results, adjudicate, report, release, export, draft, probe)
 
 
 def build_parser() -> argparse.ArgumentParser:

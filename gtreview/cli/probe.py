@@ -1,7 +1,8 @@
 """``gtreview probe``: memorisation and familiarity probes of local models.
 
-Log-likelihoods need the logits of every position, which only a model run in this
-process gives; server (openai:) and API (anthropic:) models are refused in one line.
+Log-likelihoods need the logits of every position, which only a local model gives
+(run in a worker process, as every local model is); server (openai:) and API
+(anthropic:) models are refused in one line.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 from gtreview.cli.common import EXIT_OK, ID, CliError, add_json, add_project, int_at_least, open_cli_project, print_json
 
 if TYPE_CHECKING:
-    from gtreview.inference.llama_engine import BatchedLlamaEngine
-    from gtreview.inference.specs import ModelSpec
     from gtreview.runs.probes import EngineFactory
 
 
@@ -62,6 +61,7 @@ def _factories(specs: list[str]) -> dict[str, EngineFactory]:
     """LABEL=SPEC pairs to engine factories, with every spec checked (and its files
     found) before any model is loaded, so a typo in the last one fails at once."""
     from gtreview.inference.specs import BackendOpenError, ModelSpecError, local_files, parse_model_spec
+    from gtreview.runs.probes import engine_factory
 
     factories: dict[str, EngineFactory] = {}
     for item in specs:
@@ -77,26 +77,10 @@ def _factories(specs: list[str]) -> dict[str, EngineFactory]:
                 raise CliError(
                     f"{label}: probes need per-token log-likelihoods, which only local llama: or hf: models give here"
                 )
-            model_path, lora_path = local_files(parsed)
+            local_files(parsed)  # files found (hf: downloaded) before any model loads
         except (ModelSpecError, BackendOpenError) as exc:
             raise CliError(f"{label}: {exc}") from None
-
-        def factory(
-            model_path: Path = model_path, lora_path: Path | None = lora_path, parsed: ModelSpec = parsed
-        ) -> BatchedLlamaEngine:
-            from gtreview.inference.llama_engine import BatchedLlamaEngine
-
-            return BatchedLlamaEngine(
-                model_path,
-                lora_path=lora_path,
-                lora_scale=parsed.lora_scale,
-                n_seq_max=parsed.n_seq_max,
-                n_ctx=parsed.n_ctx,
-                n_gpu_layers=parsed.n_gpu_layers,
-                n_threads=parsed.n_threads,
-            )
-
-        factories[label] = factory
+        factories[label] = engine_factory(parsed)  # a worker process per model, in its turn
     if len(factories) < 2:
         raise CliError("name a base and at least one fine-tune: --model base=SPEC --model lora=SPEC")
     return factories
@@ -114,6 +98,7 @@ def _read_controls(path: Path) -> list[str]:
 
 
 def probe(args: argparse.Namespace) -> int:
+    from gtreview.inference.worker import WorkerDied
     from gtreview.runs.probes import MIN_WORDS, reading, run_probes_by_group, sample_passage_records
     from gtreview.store.corpus_repo import load_documents
 
@@ -133,7 +118,7 @@ def probe(args: argparse.Namespace) -> int:
         familiarity, recall, by_section = run_probes_by_group(
             factories, passages, groups, controls=controls, seed=args.seed
         )
-    except ValueError as exc:
+    except (ValueError, WorkerDied) as exc:
         raise CliError(str(exc)) from None
     pointwise = None
     if args.run_id is not None:
@@ -209,7 +194,7 @@ def _store_with_run(
     """Keep the probes with the pass and read them against its component-kind differences."""
     from gtreview.results.analysis import analyse
     from gtreview.results.loader import load_run_results
-    from gtreview.store import runs_repo
+    from gtreview.runs.record import update_run_config
 
     project = open_cli_project(args)
     try:
@@ -217,18 +202,16 @@ def _store_with_run(
             results = load_run_results(project.engine, args.run_id)
         except (KeyError, ValueError) as exc:
             raise CliError(str(exc).strip("'\"")) from None
-        runs_repo.update_run_config(
+        update_run_config(
             project.engine,
             args.run_id,
-            {
-                "probes": {
-                    "familiarity": familiarity.model_dump(mode="json"),
-                    "recall": recall.model_dump(mode="json"),
-                    "sections": {
-                        name: {"familiarity": fam.model_dump(mode="json"), "recall": rec.model_dump(mode="json")}
-                        for name, (fam, rec) in by_section.items()
-                    },
-                }
+            probes={
+                "familiarity": familiarity.model_dump(mode="json"),
+                "recall": recall.model_dump(mode="json"),
+                "sections": {
+                    name: {"familiarity": fam.model_dump(mode="json"), "recall": rec.model_dump(mode="json")}
+                    for name, (fam, rec) in by_section.items()
+                },
             },
         )
         analysis = analyse(results, n_boot=500, n_perm=2000)

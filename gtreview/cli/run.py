@@ -18,6 +18,7 @@ from gtreview.cli.common import (
     add_project,
     float_between,
     int_at_least,
+    load_rubric,
     open_cli_project,
     print_json,
 )
@@ -97,28 +98,17 @@ def _progress_printer(stream: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gtreview.core.jsonmodel import canonical_hash
+    from gtreview.app.passes import run_benchmark_pass
     from gtreview.inference.backend import Sampling
-    from gtreview.inference.specs import ModelSpecError
-    from gtreview.interop.rubric_files import read_rubric_file, to_rubric
     from gtreview.judging.calibration import DriftError
-    from gtreview.runs.backends import open_pass_backend
-    from gtreview.runs.execute import PassCancelled, run_pass
+    from gtreview.runs.execute import PassCancelled
     from gtreview.runs.plan import PassConfig
-    from gtreview.store import sets_repo
 
+    rubric = load_rubric(args.rubric) if args.rubric is not None else None
     project = open_cli_project(args)
     try:
-        if args.rubric is not None:
-            rubric = to_rubric(read_rubric_file(args.rubric))
-            set_id = None
-        else:
-            if args.set_id not in {s.id for s in sets_repo.list_sets(project.engine)}:
-                raise CliError(f"the project has no set {args.set_id}")
-            rubric = sets_repo.export_rubric(project.engine, args.set_id)
-            set_id = args.set_id
         config = PassConfig(
-            name=args.name or (args.rubric.stem if args.rubric else f"set {set_id}"),
+            name=args.name or (args.rubric.stem if args.rubric else f"set {args.set_id}"),
             models=_models(args.model + (_models_json(args) if args.models_json else [])),
             judge=args.judge,
             repeats=args.repeats,
@@ -131,14 +121,11 @@ def run(args: argparse.Namespace) -> int:
         cancel = threading.Event()
         previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
         try:
-            result = run_pass(
+            result = run_benchmark_pass(
                 project.engine,
                 config,
-                _active(project.engine, rubric, set_id),
-                rubric_hash=canonical_hash(rubric.to_json_dict()),
-                open_backend=open_pass_backend,
-                set_id=set_id,
-                global_variants=rubric.global_variants,
+                set_id=None if rubric is not None else args.set_id,
+                rubric=rubric,
                 progress=None if args.json else _progress_printer(sys.stderr),
                 cancel=cancel,
             )
@@ -148,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc), EXIT_FINDINGS) from None
     except DriftError as exc:
         raise CliError(f"{exc}; the pass stopped (what finished is stored)", EXIT_FINDINGS) from None
-    except (ModelSpecError, ValueError) as exc:
+    except ValueError as exc:  # a configuration pydantic refuses (a spec, a sampling value)
         raise CliError(str(exc).splitlines()[0]) from None
     finally:
         project.close()
@@ -162,15 +149,3 @@ def run(args: argparse.Namespace) -> int:
             f"{result.unscored} unscored, {result.pairs} pairs; {result.model_calls} model calls"
         )
     return EXIT_OK
-
-
-def _active(engine: Any, rubric: Any, set_id: int | None) -> list[Any]:
-    """Retired questions are not run."""
-    if set_id is None:
-        return list(rubric.questions)
-    from gtreview.store import sets_repo
-
-    retired = {
-        s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status == sets_repo.ReviewStatus.RETIRED
-    }
-    return [q for q in rubric.questions if q.id not in retired]

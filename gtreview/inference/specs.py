@@ -216,15 +216,6 @@ class _LlamaFactory(Protocol):
     ) -> CompletionBackend: ...
 
 
-def open_backend(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
-    """Transitional alias of :func:`gtreview.inference.factory.open_backend` (local
-    models in a worker process) for callers not yet moved to the factory; remove it
-    once none imports it from here."""
-    from gtreview.inference.factory import open_backend as open_through_factory
-
-    return open_through_factory(spec, **overrides)
-
-
 def open_in_process(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
     """The backend a spec names, opened IN THIS PROCESS; ``overrides`` go to its constructor.
 

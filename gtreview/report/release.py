@@ -164,7 +164,9 @@ def _signoffs_document(
     return {
         "set_name": set_name,
         "released_signoff": chosen.number,
-        "signoffs": [s.model_dump(mode="json") for s in review_records.signoffs(engine, set_id) if s.number <= chosen.number],
+        "signoffs": [
+            s.model_dump(mode="json") for s in review_records.signoffs(engine, set_id) if s.number <= chosen.number
+        ],
         "approvals": approvals,
     }
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from gtreview import __version__
-from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.report.document import (
     BarChart,
     BarSeries,
@@ -22,6 +21,7 @@ from gtreview.report.document import (
     Table,
 )
 from gtreview.report.pdf import render_pdf
+from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleStatus
 
 

@@ -30,8 +30,8 @@ from gtreview.authoring.verify import critique_drafts, resolve_evidence_items
 from gtreview.core.rubric import AccessMode
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.inference.backend import Sampling
+from gtreview.inference.factory import open_backend
 from gtreview.inference.json_grammar import schema_to_gbnf
-from gtreview.inference.specs import open_backend
 from tests.authoring.fakes import card_reply, corpus, question_reply, rubric_reply
 
 TINY = DraftSettings(

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import Sampling
-from gtreview.inference.specs import open_backend
+from gtreview.inference.factory import open_backend
 from gtreview.judging.calibration import calibrate
 from gtreview.judging.pairwise import PairTask, compare_answers
 from gtreview.judging.pointwise import JudgementStatus, JudgeSettings, JudgeTask, judge_answers

@@ -1,0 +1,52 @@
+"""``gtreview results``: a run's figures, exactly as the results view shows them."""
+
+from __future__ import annotations
+
+import argparse
+
+from gtreview.cli.common import EXIT_OK, ID, add_json, add_project, open_cli_project, print_json
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "results", help="a run's figures: per model, per question and model, pairwise (from the one results loader)"
+    )
+    parser.add_argument("--run", dest="run_id", type=ID, required=True)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resampling (the view uses 0)")
+    add_project(parser)
+    add_json(parser)
+    parser.set_defaults(handler=results)
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def results(args: argparse.Namespace) -> int:
+    from gtreview.app.results import run_figures_of
+
+    project = open_cli_project(args, create=False)
+    try:
+        figures = run_figures_of(project.engine, args.run_id, seed=args.seed)
+    finally:
+        project.close()
+    if args.json:
+        print_json({"ok": True, **figures.model_dump(mode="json")})
+        return EXIT_OK
+    level = f"{figures.interval_level:.0%}"
+    print(f"run {figures.run_id}: {figures.name} ({figures.status.value}, {figures.repeats} repeat(s))")
+    print(f"  {'model':<16} {'mean':>6} {level + ' interval':>16} {'errors':>7} {'unscored':>9} {'settled':>8}")
+    for model in figures.models:
+        interval = f"[{_num(model.ci_low)}, {_num(model.ci_high)}]"
+        print(
+            f"  {model.label:<16} {_num(model.mean):>6} {interval:>16} {model.errors:>7} "
+            f"{model.unscored:>9} {model.settled:>8}"
+        )
+    for pair in figures.pairwise:
+        c = pair.counts
+        bias = "–" if pair.position_bias_rate is None else f"{pair.position_bias_rate:.0%}"
+        print(
+            f"  {pair.finetune} vs {pair.base}: {c.wins} won, {c.ties} tied, {c.losses} lost, {c.unknown} unknown; "
+            f"position bias {bias}"
+        )
+    return EXIT_OK

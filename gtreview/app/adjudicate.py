@@ -43,26 +43,25 @@ def _item(engine: Engine, results: RunResults, key: str) -> QueueItem:
     for item in adjudication_queue(engine, results, set_id=results.set_id):
         if item.key == key:
             return item
+    # Any judged answer or pair can be settled by key, not only queued ones.
     sample = next((s for s in results.samples if key and s.judgement_key == key), None)
-    if sample is not None:  # any judged answer can be settled, not only queued ones
-        return QueueItem(
-            reason=QueueReason.CHOSEN,
-            target="judgement",
-            key=key,
-            qid=sample.qid,
-            model=sample.model,
-            sample_index=sample.sample_index,
-            settled=False,
-        )
     pair = next((p for p in results.pairs if p.key == key), None)
-    if pair is not None:
+    found = (
+        ("judgement", sample.qid, sample.model, sample.sample_index)
+        if sample is not None
+        else ("pair", pair.qid, pair.finetune, pair.sample_index)
+        if pair is not None
+        else None
+    )
+    if found is not None:
+        target, qid, model, sample_index = found
         return QueueItem(
             reason=QueueReason.CHOSEN,
-            target="pair",
+            target=target,
             key=key,
-            qid=pair.qid,
-            model=pair.finetune,
-            sample_index=pair.sample_index,
+            qid=qid,
+            model=model,
+            sample_index=sample_index,
             settled=False,
         )
     raise AdjudicationError(f"run {results.run_id} has no judgement or pair {key}")

@@ -10,6 +10,7 @@ import csv
 from pathlib import Path
 
 from gtreview.core.jsonformat import dumps_harness_json
+from gtreview.files import atomic_path, write_text_atomic
 from gtreview.results.rows import LeaderboardExport, QuestionFigures
 
 CSV_COLUMNS = (
@@ -45,8 +46,7 @@ def csv_row(row: QuestionFigures) -> list[str | int | float]:
 
 
 def write_results_csv(rows: list[QuestionFigures], path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as handle:
+    with atomic_path(path) as temporary, temporary.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
         writer.writerows(csv_row(row) for row in rows)
@@ -57,6 +57,6 @@ def write_leaderboard(export: LeaderboardExport, out_dir: Path) -> list[Path]:
     """``scores.json`` and ``meta.json``, in the harness's JSON layout; nothing else is written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     scores, meta = out_dir / "scores.json", out_dir / "meta.json"
-    scores.write_text(dumps_harness_json([e.model_dump() for e in export.scores]), encoding="utf-8")
-    meta.write_text(dumps_harness_json(export.meta), encoding="utf-8")
+    write_text_atomic(scores, dumps_harness_json([e.model_dump() for e in export.scores]))
+    write_text_atomic(meta, dumps_harness_json(export.meta))
     return [scores, meta]

@@ -20,6 +20,7 @@ from reportlab.platypus import Paragraph as RlParagraph
 from reportlab.platypus import Table as RlTable
 from reportlab.platypus.tableofcontents import TableOfContents
 
+from gtreview.files import atomic_path
 from gtreview.report.document import BarChart, Heading, PageBreak, Paragraph, ReportDocument, ScatterChart, Table
 
 PALETTE = [colors.HexColor(c) for c in ("#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b", "#3f88c5")]
@@ -203,6 +204,13 @@ def _scatter(block: ScatterChart) -> Drawing:
 
 
 def render_pdf(document: ReportDocument, out: Path) -> Path:
+    """Lay the document out as a PDF; written beside ``out`` and renamed, so a failure keeps the old file."""
+    with atomic_path(out) as temporary:
+        _build(document, temporary)
+    return out
+
+
+def _build(document: ReportDocument, out: Path) -> None:
     styles = _styles()
     doc = _Doc(
         str(out),
@@ -247,4 +255,3 @@ def render_pdf(document: ReportDocument, out: Path) -> Path:
         elif isinstance(block, PageBreak):
             story.append(RlPageBreak())
     doc.multiBuild(story)
-    return out

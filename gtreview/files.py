@@ -1,0 +1,42 @@
+"""Writing output files so that a failed write never destroys the previous good one.
+
+Every export is written to a temporary file in the same folder and renamed over the
+target only once it is complete and flushed to disk: a full disk, a crash or a
+killed process leaves the old file as it was (and no half-written one beside it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """A temporary path beside ``target`` to write to; renamed onto ``target`` on success."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    os.close(descriptor)
+    temporary = Path(name)
+    try:
+        yield temporary
+        with temporary.open("rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_text_atomic(target: Path, text: str) -> Path:
+    with atomic_path(target) as temporary:
+        temporary.write_text(text, encoding="utf-8", newline="")
+    return target
+
+
+def write_bytes_atomic(target: Path, data: bytes) -> Path:
+    with atomic_path(target) as temporary:
+        temporary.write_bytes(data)
+    return target

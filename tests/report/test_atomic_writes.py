@@ -1,0 +1,73 @@
+"""A failed export (a full disk, a crash mid-way) keeps the previous good file and leaves
+no half-written one beside it."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+
+from gtreview.files import write_text_atomic
+from gtreview.report import exports, pdf
+from gtreview.report.document import Paragraph, ReportDocument
+from gtreview.results.rows import LeaderboardExport, QuestionFigures
+
+
+def disk_full(*_: object) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_failed_pdf_keeps_the_previous_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "report.pdf"
+    document = ReportDocument(title="t", blocks=[Paragraph(text="first")])
+    pdf.render_pdf(document, out)
+    good = out.read_bytes()
+    assert good.startswith(b"%PDF")
+
+    def half_then_fail(_document: ReportDocument, target: Path) -> None:
+        target.write_bytes(b"%PDF-1.4 trunc")
+        disk_full()
+
+    monkeypatch.setattr(pdf, "_build", half_then_fail)
+    with pytest.raises(OSError, match="No space"):
+        pdf.render_pdf(document, out)
+    assert out.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.pdf"]
+
+
+def test_a_failed_csv_keeps_the_previous_export(tmp_path: Path) -> None:
+    out = tmp_path / "results.csv"
+    row = QuestionFigures(
+        question_id="A1", model="m", base="m", samples=1, n_scored=1, n_errors=0, n_unscored=0, n_missing=0,
+        n_settled=0, mean=5.0, sd=None, gate_pass_rate=1.0,
+    )  # fmt: skip
+    exports.write_results_csv([row], out)
+    good = out.read_text(encoding="utf-8")
+
+    class Exploding(list[QuestionFigures]):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield row
+            disk_full()
+
+    with pytest.raises(OSError):
+        exports.write_results_csv(Exploding(), out)
+    assert out.read_text(encoding="utf-8") == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]
+
+
+def test_a_failed_leaderboard_keeps_both_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    export = LeaderboardExport(scores=[], meta={"rubric_key": "k"})
+    exports.write_leaderboard(export, tmp_path)
+    before = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()}
+    monkeypatch.setattr("gtreview.report.exports.dumps_harness_json", disk_full)
+    with pytest.raises(OSError):
+        exports.write_leaderboard(export, tmp_path)
+    assert {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()} == before
+
+
+def test_the_rename_replaces_the_file_whole(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "a.json"
+    write_text_atomic(target, "one")
+    write_text_atomic(target, "two\r\n")
+    assert target.read_bytes() == b"two\r\n" and [p.name for p in target.parent.iterdir()] == ["a.json"]

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtWidgets import QApplication
 
-from gtreview.core.rubric import Rubric
 from gtreview.app.review import question_rows
 from gtreview.app.sample_project import sample_rubric_path
+from gtreview.core.rubric import Rubric
 from gtreview.store.project import open_project
 from gtreview.store.sets_repo import import_rubric
 from gtreview.ui.widgets.question_list import QuestionList

@@ -21,13 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from gtreview.app.sample_project import sample_rubric_path
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import Sampling
+from gtreview.report.run_report import write_run_report
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import PairResult, RunResults, SampleResult, SampleStatus
-from gtreview.report.run_report import write_run_report
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.app.sample_project import sample_rubric_path
 
 MODELS = ("base", "geo-lora", "geo-lora-v2")
 

@@ -23,11 +23,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
+from gtreview.app import workflow
+from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.app import workflow
-from gtreview.app.sample_project import ensure_sample_project
 from gtreview.store import sets_repo
 from gtreview.ui.main_window import MainWindow
 

@@ -32,8 +32,8 @@ NOT_MODULES = ("gtreview.store.migrations", "gtreview.__main__", "gtreview.cli._
 
 
 def check_shipped_data() -> str:
-    from gtreview.paths import resources_dir, sample_corpus_dir
     from gtreview.app.sample_project import sample_rubric_path
+    from gtreview.paths import resources_dir, sample_corpus_dir
     from gtreview.store.db import MIGRATIONS_DIR, head_revision
 
     prompts = sorted(p.name for p in (resources_dir() / "prompts").glob("*.md"))

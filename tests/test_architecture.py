@@ -64,9 +64,7 @@ def test_the_layering_contracts_hold() -> None:
     import sys
 
     linter = Path(sys.executable).with_name("lint-imports")
-    done = subprocess.run(
-        [str(linter), "--no-cache"], cwd=PACKAGE.parent, capture_output=True, text=True, timeout=300
-    )
+    done = subprocess.run([str(linter), "--no-cache"], cwd=PACKAGE.parent, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
 

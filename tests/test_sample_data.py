@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from gtreview.app.corpus_import import collect_files, parse_files
+from gtreview.app.sample_project import SAMPLE_CORPUS_FOLDERS, ensure_sample_project, sample_rubric_path
 from gtreview.core.corpus import ParsedDocument
 from gtreview.core.rubric import rubric_from_json_text, rubric_to_json_text
 from gtreview.core.validation import validate_rubric
 from gtreview.corpus.locators import CorpusIndex
-from gtreview.paths import sample_corpus_dir
 from gtreview.interop.grading_guide import render_grading_guide
-from gtreview.app.corpus_import import collect_files, parse_files
-from gtreview.app.sample_project import SAMPLE_CORPUS_FOLDERS, ensure_sample_project, sample_rubric_path
+from gtreview.paths import sample_corpus_dir
 from gtreview.store import sets_repo
 from gtreview.store.corpus_repo import list_documents
 

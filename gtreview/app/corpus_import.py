@@ -43,9 +43,17 @@ def parse_files(files: Iterable[tuple[Path, str]]) -> list[ParsedDocument]:
 
 
 def import_corpus(engine: Engine, paths: Iterable[Path]) -> CorpusImportReport:
-    """Parse every file, then store them in one transaction; any failure stores nothing."""
+    """Parse every file, then store them in one transaction; any failure stores nothing.
+
+    A file that cannot be parsed fails the whole import, and its one-line message says
+    so ("nothing was imported"), whoever shows it: the CLI or the import dialog.
+    """
     paths = list(paths)
-    files = collect_files(paths)
-    if not files:
-        raise CorpusImportError(", ".join(str(p) for p in paths), "no .txt, .md, .csv or .pdf files found")
-    return import_documents(engine, parse_files(files))
+    try:
+        files = collect_files(paths)
+        if not files:
+            raise CorpusImportError(", ".join(str(p) for p in paths), "no .txt, .md, .csv or .pdf files found")
+        documents = parse_files(files)
+    except CorpusImportError as exc:
+        raise CorpusImportError(exc.file, f"{exc.reason} (nothing was imported)") from None
+    return import_documents(engine, documents)  # a DocumentConflictError already says nothing was imported

@@ -1,14 +1,44 @@
-"""The corpus view's use cases: the exploration report and the expert's synonym table."""
+"""The corpus view's use cases: the documents, the exploration report and the expert's
+synonym table.
+
+The inventory is always built with the expert's confirmations applied, so the corpus
+view and ``gtreview corpus inventory`` show the same families as confirmed.
+"""
 
 from __future__ import annotations
 
+from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.corpus.inventory import CorpusInventory, build_inventory
-from gtreview.store.corpus_repo import load_documents
+from gtreview.core.errors import UserError
+from gtreview.corpus.inventory import CorpusInventory, build_inventory, inventory_to_markdown
+from gtreview.store.corpus_repo import list_documents, load_documents
+from gtreview.store.project import Project
 from gtreview.store.settings_repo import get_setting, set_setting
 
 CONFIRMED_SYNONYMS = "confirmed_synonyms"
+
+
+class NoCorpusDocuments(UserError):
+    """The project has no documents, so there is nothing to explore."""
+
+
+class CorpusDocument(BaseModel):
+    """One document of the project, as the corpus list shows it."""
+
+    name: str
+    title: str
+    kind: str
+    pages: int
+    rows: int
+    sha256: str
+
+
+def corpus_documents(engine: Engine) -> list[CorpusDocument]:
+    return [
+        CorpusDocument(name=d.name, title=d.title, kind=d.kind, pages=d.page_count, rows=d.row_count, sha256=d.sha256)
+        for d in list_documents(engine)
+    ]
 
 
 def inventory_with_confirmations(engine: Engine) -> CorpusInventory:
@@ -17,6 +47,17 @@ def inventory_with_confirmations(engine: Engine) -> CorpusInventory:
     confirmed = set(confirmed_synonyms(engine))
     for cluster in inventory.variants:
         cluster.confirmed = cluster.canonical in confirmed
+    return inventory
+
+
+def corpus_inventory(project: Project, *, allow_empty: bool = False) -> CorpusInventory:
+    """The inventory of ``project``; refused in one line (naming the folder) when it has
+    no documents, unless ``allow_empty`` (a view that shows an empty report)."""
+    inventory = inventory_with_confirmations(project.engine)
+    if not inventory.documents and not allow_empty:
+        raise NoCorpusDocuments(
+            f"the project in {project.folder} has no corpus documents; add some with 'gtreview corpus import PATH'"
+        )
     return inventory
 
 
@@ -33,3 +74,18 @@ def set_synonym_confirmed(engine: Engine, canonical: str, variants: list[str], c
     else:
         table.pop(canonical, None)
     set_setting(engine, CONFIRMED_SYNONYMS, table)
+
+
+# The report as the corpus view and ``gtreview corpus inventory`` print it (Markdown), named
+# here so that neither front-end reaches below the application layer for it.
+__all__ = [
+    "CONFIRMED_SYNONYMS",
+    "CorpusDocument",
+    "NoCorpusDocuments",
+    "confirmed_synonyms",
+    "corpus_documents",
+    "corpus_inventory",
+    "inventory_to_markdown",
+    "inventory_with_confirmations",
+    "set_synonym_confirmed",
+]

@@ -1,26 +1,59 @@
 """Drafting a new set from the project's corpus: the use case the CLI and the app share.
 
 The project keeps its source-authority contract (an editable ranking); drafts are
-written into the set with it, so the expert sees which sources outrank which.
+written into the set with it, so the expert sees which sources outrank which. The
+drafted set lands with every question in status draft, flagged where a check failed;
+nothing is approved. Everything that can be refused (no corpus, a bad model spec) is
+refused before the drafting model is loaded.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
 
+from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.authoring.authority import AuthorityContract, default_contract, reorder
 from gtreview.authoring.passages import SourcePassage, select_passages
-from gtreview.authoring.pipeline import DraftResult, draft_set
-from gtreview.authoring.pricing import PriceTable
+from gtreview.authoring.pipeline import DraftingCancelled, DraftResult, NothingToSaveError, draft_set, save_drafts
+from gtreview.authoring.pricing import PriceTable, load_price_table
 from gtreview.core.corpus import ParsedDocument
+from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.factory import open_backend as open_model
 from gtreview.store.corpus_repo import load_documents
 from gtreview.store.settings_repo import get_setting, set_setting
 
 AUTHORITY_CONTRACT = "source_authority_contract"
+DraftProgress = Callable[[str, int, int], None]
+
+
+class DraftSetupError(UserError, ValueError):
+    """Drafting cannot start as asked (no corpus to draft from, a model that cannot be opened).
+
+    Also a ValueError, which is what :func:`drafting_corpus` raised before it had a class.
+    """
+
+
+class DraftOutcome(BaseModel):
+    """What one drafting run did: the drafts (with failures, usage and cost) and the new set.
+
+    ``set_id`` is None when nothing was saved: the run was cancelled
+    (``result.cancelled``) or no question survived.
+    """
+
+    result: DraftResult
+    set_id: int | None
+    requested: int
+
+    @property
+    def complete(self) -> bool:
+        """Every stage item succeeded and the set was saved."""
+        return self.set_id is not None and not self.result.failures
 
 
 def project_contract(engine: Engine) -> AuthorityContract:
@@ -35,14 +68,19 @@ def set_contract_order(engine: Engine, keys: list[str]) -> AuthorityContract:
     return contract
 
 
+def read_prices(path: Path | None) -> PriceTable:
+    """A JSON price table (USD per Mtok) over the defaults; none named: the defaults."""
+    return load_price_table(path) if path is not None else PriceTable()
+
+
 def drafting_corpus(engine: Engine, context_chars: int) -> tuple[list[ParsedDocument], list[SourcePassage]]:
     """The project's documents and the passages a draft is shown; checked before any model is loaded."""
     documents = load_documents(engine)
     if not documents:
-        raise ValueError("the project has no corpus documents; import some first")
+        raise DraftSetupError("the project has no corpus documents; import some first")
     passages = select_passages(documents, max_chars=context_chars)
     if not passages:
-        raise ValueError("the corpus documents have no text or keyed rows to draft from")
+        raise DraftSetupError("the corpus documents have no text or keyed rows to draft from")
     return documents, passages
 
 
@@ -54,10 +92,10 @@ def draft_from_project(
     access_mode: str = "OPEN_CORPUS",
     context_chars: int = 60_000,
     prices: PriceTable | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: DraftProgress | None = None,
     cancel: threading.Event | None = None,
 ) -> DraftResult:
-    """Draft ``n_questions`` from a spread of the corpus; ValueError (one line) when there is nothing to draft from."""
+    """Draft ``n_questions`` from a spread of the corpus with an open ``backend``; nothing is saved."""
     documents, passages = drafting_corpus(engine, context_chars)
     return draft_set(
         backend,
@@ -70,3 +108,58 @@ def draft_from_project(
         cancel=cancel,
         prices=prices or PriceTable(),
     )
+
+
+def default_set_name() -> str:
+    return f"Draft set {datetime.now(UTC).date().isoformat()}"
+
+
+def draft_new_set(
+    engine: Engine,
+    model: str,
+    *,
+    n_questions: int,
+    actor: str,
+    name: str | None = None,
+    access_mode: str = "OPEN_CORPUS",
+    context_chars: int = 60_000,
+    prices: PriceTable | None = None,
+    progress: DraftProgress | None = None,
+    cancel: threading.Event | None = None,
+    open_backend: Callable[[str], CompletionBackend] = open_model,
+) -> DraftOutcome:
+    """Draft with the model ``model`` names and save the drafts as a new set.
+
+    A cancelled run saves nothing and says so (``result.cancelled``); a run in which no
+    question survived saves nothing either. Both come back as an outcome, not an
+    error, so the caller can still show what was tried and what it cost.
+    """
+    drafting_corpus(engine, context_chars)  # refuse before the model loads
+    try:
+        backend = open_backend(model)
+    except (ValueError, OSError) as exc:  # ModelSpecError and BackendOpenError are ValueErrors
+        raise DraftSetupError(f"model {model}: {exc}") from None
+    try:
+        result = draft_from_project(
+            engine,
+            backend,
+            n_questions=n_questions,
+            access_mode=access_mode,
+            context_chars=context_chars,
+            prices=prices,
+            progress=progress,
+            cancel=cancel,
+        )
+    except DraftingCancelled as exc:
+        return DraftOutcome(result=exc.result, set_id=None, requested=n_questions)
+    except UserError:
+        raise
+    except ValueError as exc:  # a request draft_set refuses (an access mode, a count)
+        raise DraftSetupError(str(exc)) from None
+    finally:
+        backend.close()
+    try:
+        set_id: int | None = save_drafts(engine, result, set_name=name or default_set_name(), actor=actor)
+    except NothingToSaveError:
+        set_id = None
+    return DraftOutcome(result=result, set_id=set_id, requested=n_questions)

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
 
+from gtreview.core.errors import UserError
 from gtreview.core.grade_check import check_record
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.pairwise import PairLabel, reconcile
@@ -24,6 +25,10 @@ from gtreview.runs.record import HarnessSource, RunSource, RunStatus, new_import
 from gtreview.store import runs_repo, tables
 
 SIDES = ("a", "b")
+
+
+class HarnessImportError(UserError):
+    """An import that names nothing to import."""
 
 
 class Disagreement(BaseModel):
@@ -142,7 +147,13 @@ def import_harness_files(
     labels: tuple[str, str] = ("a", "b"),
     set_id: int | None = None,
 ) -> HarnessImportReport:
-    """Store the files as an imported run and report what gtreview's rules say differently."""
+    """Store the files as an imported run and report what gtreview's rules say differently.
+
+    ``answers`` maps a model's label to its answer file; the harness's failures file
+    beside each (``<answers>.errors.json``) is imported with it.
+    """
+    if scores is None and not answers:
+        raise HarnessImportError("nothing to import: name a scores file and/or answer files")
     questions = {q.id: q for q in rubric.questions}
     report = HarnessImportReport()
     score_entries = read_json_array(scores) if scores is not None else []

@@ -14,7 +14,8 @@ from gtreview.core.rubric import Question, Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.inference.specs import with_runtime_defaults
-from gtreview.runs.execute import PassResult, Progress, run_pass
+from gtreview.judging.calibration import DriftError
+from gtreview.runs.execute import PassCancelled, PassResult, Progress, run_pass
 from gtreview.runs.plan import PassConfig
 from gtreview.store import sets_repo
 
@@ -78,3 +79,16 @@ def run_benchmark_pass(
         progress=progress,
         cancel=cancel,
     )
+
+
+# What a front-end names of a pass without reaching below the application layer: the
+# two ways a pass stops short (both leave what finished stored).
+__all__ = [
+    "DriftError",
+    "PassCancelled",
+    "PassResult",
+    "PassSetupError",
+    "active_questions",
+    "run_benchmark_pass",
+    "with_runtime",
+]

@@ -10,8 +10,10 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine
 
+from gtreview.app.judging import OpenBackend, open_judge
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.factory import open_backend as open_model
 from gtreview.judging.calibration import QuestionCalibration, calibrate
 from gtreview.judging.pointwise import JudgeSettings
 from gtreview.store import sets_repo
@@ -42,6 +44,32 @@ def calibrate_questions(
             report_json=result.model_dump_json(),
         )
     return report.questions
+
+
+def calibrate_set(
+    engine: Engine,
+    set_id: int,
+    qids: Sequence[str] | None,
+    *,
+    judge: str,
+    open_backend: OpenBackend = open_model,
+    settings: JudgeSettings | None = None,
+) -> list[QuestionCalibration]:
+    """Calibrate ``qids`` (None: every active question of the set) with the judge ``judge``
+    names, opened for this calibration only, and keep each outcome with its version."""
+    wanted = list(qids) if qids is not None else active_qids(engine, set_id)
+    backend = open_judge(judge, open_backend)
+    try:
+        return calibrate_questions(engine, backend, set_id, wanted, settings=settings)
+    finally:
+        backend.close()
+
+
+def active_qids(engine: Engine, set_id: int) -> list[str]:
+    """The set's questions less the retired ones (a retired question is never calibrated)."""
+    return [
+        s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status is not sets_repo.ReviewStatus.RETIRED
+    ]
 
 
 def latest_calibration(engine: Engine, set_id: int, qid: str) -> tuple[str, QuestionCalibration] | None:

@@ -1,9 +1,11 @@
 """What every command module shares: options, argument types, output, errors, exit codes.
 
 A leaf: it imports nothing from ``gtreview.cli``, so any command module (and
-``gtreview.cli.main``, which registers them) can import it without a cycle. Store and
-interop modules are imported inside the functions that need them, so that building
-the parser (and ``rubric validate``) does not load SQLAlchemy.
+``gtreview.cli.main``, which registers them) can import it without a cycle. The
+project and the application modules are imported inside the functions that need
+them, so that building the parser (and ``rubric validate``) does not load SQLAlchemy.
+Opening the project is the one thing the CLI takes from the store directly (the
+import-linter contract in pyproject.toml allows exactly that line).
 """
 
 from __future__ import annotations
@@ -126,13 +128,9 @@ def open_cli_project(args: argparse.Namespace, *, create: bool = True) -> Projec
 
 def load_rubric(path: Path) -> Rubric:
     """The rubric in ``path``; a file that cannot be read is one line naming it."""
-    from gtreview.core.rubric_text import RubricReadError
-    from gtreview.interop.rubric_files import read_rubric_file, to_rubric
+    from gtreview.app.rubric_files import read_rubric
 
-    try:
-        return to_rubric(read_rubric_file(path))
-    except RubricReadError as exc:
-        raise CliError(f"{path}: {exc}") from None
+    return read_rubric(path)
 
 
 def actor() -> str:

@@ -9,16 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gtreview.cli.common import (
-    EXIT_OK,
-    EXIT_USAGE,
-    CliError,
-    add_json,
-    add_project,
-    open_cli_project,
-    print_json,
-    project_dir,
-)
+from gtreview.cli.common import EXIT_OK, add_json, add_project, open_cli_project, print_json
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,14 +36,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def corpus_import(args: argparse.Namespace) -> int:
     from gtreview.app.corpus_import import import_corpus
-    from gtreview.corpus.readers import CorpusImportError
-    from gtreview.store.corpus_repo import DocumentConflictError
 
     project = open_cli_project(args)
     try:
         report = import_corpus(project.engine, args.paths)
-    except (CorpusImportError, DocumentConflictError) as exc:
-        raise CliError(f"{exc} (nothing was imported)" if "nothing" not in str(exc) else str(exc)) from None
     finally:
         project.close()
     if args.json:
@@ -67,55 +54,36 @@ def corpus_import(args: argparse.Namespace) -> int:
 
 
 def corpus_list(args: argparse.Namespace) -> int:
-    from gtreview.store.corpus_repo import list_documents
+    from gtreview.app.corpus_review import corpus_documents
 
     project = open_cli_project(args)
     try:
-        documents = list_documents(project.engine)
+        documents = corpus_documents(project.engine)
     finally:
         project.close()
     if args.json:
-        print_json(
-            [
-                {
-                    "name": d.name,
-                    "title": d.title,
-                    "kind": d.kind,
-                    "pages": d.page_count,
-                    "rows": d.row_count,
-                    "sha256": d.sha256,
-                }
-                for d in documents
-            ]
-        )
+        print_json([d.model_dump() for d in documents])
     else:
         for d in documents:
-            extent = f"{d.row_count} rows" if d.kind == "csv" else f"{d.page_count} pages"
+            extent = f"{d.rows} rows" if d.kind == "csv" else f"{d.pages} pages"
             print(f"{d.name}  ({d.kind}, {extent})  {d.title}")
     return EXIT_OK
 
 
 def corpus_inventory(args: argparse.Namespace) -> int:
-    """Load the project's documents, build the inventory, print Markdown or JSON.
+    """Print the inventory of the project's documents as Markdown or JSON.
 
     The project is opened without creating it: exploring a folder that is not a
     project should say so, not leave an empty project behind.
     """
-    from gtreview.corpus.inventory import build_inventory, inventory_to_markdown
-    from gtreview.store.corpus_repo import load_documents
+    from gtreview.app.corpus_review import corpus_inventory as inventory_of
+    from gtreview.app.corpus_review import inventory_to_markdown
 
-    folder = project_dir(args)
     project = open_cli_project(args, create=False)
     try:
-        documents = load_documents(project.engine)
+        inventory = inventory_of(project)
     finally:
         project.close()
-    if not documents:
-        raise CliError(
-            f"the project in {folder} has no corpus documents; add some with 'gtreview corpus import PATH'",
-            EXIT_USAGE,
-        )
-    inventory = build_inventory(documents)
     if args.json:
         print_json({"ok": True, **inventory.model_dump(mode="json")})
     else:

@@ -12,7 +12,6 @@ import argparse
 import signal
 import sys
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +29,7 @@ from gtreview.cli.common import (
 from gtreview.core.rubric import AccessMode
 
 if TYPE_CHECKING:
-    from gtreview.authoring.pipeline import DraftResult
+    from gtreview.app.drafting import DraftOutcome
 
 DEFAULT_CONTEXT_CHARS = 40_000
 MIN_CONTEXT_CHARS = 200
@@ -71,52 +70,34 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def draft(args: argparse.Namespace) -> int:
-    from gtreview.app.drafting import draft_from_project, drafting_corpus
-    from gtreview.authoring.pipeline import DraftingCancelled, NothingToSaveError, save_drafts
-    from gtreview.authoring.pricing import PriceTable, load_price_table
-    from gtreview.inference import ModelSpecError, open_backend
+    from gtreview.app.drafting import draft_new_set, read_prices
 
-    prices = load_price_table(args.prices) if args.prices is not None else PriceTable()
+    prices = read_prices(args.prices)  # a bad price table is refused before the project opens
     project = open_cli_project(args)
     try:
-        try:
-            drafting_corpus(project.engine, args.context_chars)
-        except ValueError as exc:
-            raise CliError(str(exc)) from None
-        try:
-            backend = open_backend(args.model)
-        except (ModelSpecError, ValueError, OSError) as exc:
-            raise CliError(f"model {args.model}: {exc}") from None
         cancel = threading.Event()
         previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
         try:
-            result = draft_from_project(
+            outcome = draft_new_set(
                 project.engine,
-                backend,
+                args.model,
                 n_questions=args.questions,
+                actor=actor(),
+                name=args.name,
                 access_mode=args.access_mode,
                 context_chars=args.context_chars,
                 prices=prices,
                 progress=None if args.json else _progress_printer(sys.stderr),
                 cancel=cancel,
             )
-        except DraftingCancelled as exc:
-            _report(args, exc.result, None)
-            raise CliError("drafting was cancelled; nothing was saved", EXIT_FINDINGS) from None
-        except ValueError as exc:
-            raise CliError(str(exc)) from None
         finally:
             signal.signal(signal.SIGINT, previous)
-            backend.close()
-        name = args.name or f"Draft set {datetime.now(UTC).date().isoformat()}"
-        try:
-            set_id: int | None = save_drafts(project.engine, result, set_name=name, actor=actor())
-        except NothingToSaveError:
-            set_id = None
     finally:
         project.close()
-    _report(args, result, set_id)
-    return EXIT_OK if set_id is not None and not result.failures else EXIT_FINDINGS
+    _report(args, outcome)
+    if outcome.result.cancelled:
+        raise CliError("drafting was cancelled; nothing was saved", EXIT_FINDINGS)
+    return EXIT_OK if outcome.complete else EXIT_FINDINGS
 
 
 def _progress_printer(stream: Any) -> Any:
@@ -129,17 +110,18 @@ def _progress_printer(stream: Any) -> Any:
     return show
 
 
-def _report(args: argparse.Namespace, result: DraftResult, set_id: int | None) -> None:
+def _report(args: argparse.Namespace, outcome: DraftOutcome) -> None:
+    result, set_id = outcome.result, outcome.set_id
     flagged = [d.question.id for d in result.drafts if d.flagged]
     failures = [{"stage": f.stage, "item": f.item, "attempts": f.attempts, "reason": f.reason} for f in result.failures]
     usage = [u.model_dump(mode="json") for u in result.usage]
     if args.json:
         print_json(
             {
-                "ok": set_id is not None and not result.failures,
+                "ok": outcome.complete,
                 "set_id": set_id,
                 "model": result.model,
-                "requested": args.questions,
+                "requested": outcome.requested,
                 "drafted": [d.question.id for d in result.drafts],
                 "flagged": flagged,
                 "failures": failures,
@@ -150,7 +132,7 @@ def _report(args: argparse.Namespace, result: DraftResult, set_id: int | None) -
         )
         return
     saved = f"saved as set {set_id} (every question in status draft)" if set_id is not None else "no set was saved"
-    print(f"drafted {len(result.drafts)} of {args.questions} questions with {result.model}; {saved}")
+    print(f"drafted {len(result.drafts)} of {outcome.requested} questions with {result.model}; {saved}")
     for draft_question in result.drafts:
         errors = sum(1 for f in draft_question.findings if f.is_error)
         mark = f"FLAGGED ({errors} errors)" if draft_question.flagged else "ok"

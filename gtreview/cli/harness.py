@@ -39,7 +39,7 @@ def harness_import(args: argparse.Namespace) -> int:
 
     rubric = load_rubric(args.rubric)
     answers = {label: path for label, path in ((args.label_a, args.answers_a), (args.label_b, args.answers_b)) if path}
-    if args.scores is None and not answers:
+    if args.scores is None and not answers:  # a usage error, found before any project is opened
         raise CliError("give --scores and/or --answers-a/--answers-b")
     project = open_cli_project(args)
     try:

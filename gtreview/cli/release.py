@@ -63,9 +63,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def keys_create(args: argparse.Namespace) -> int:
-    from gtreview.report.signing import ensure_reviewer_key
+    from gtreview.app.releases import create_reviewer_key
 
-    key = ensure_reviewer_key(args.name, args.key_dir)
+    key = create_reviewer_key(args.name, args.key_dir)
     if args.json:
         print_json({"ok": True, **key.model_dump(mode="json")})
     else:
@@ -75,9 +75,9 @@ def keys_create(args: argparse.Namespace) -> int:
 
 
 def keys_list(args: argparse.Namespace) -> int:
-    from gtreview.report.signing import list_reviewer_keys
+    from gtreview.app.releases import reviewer_keys
 
-    keys = list_reviewer_keys(args.key_dir)
+    keys = reviewer_keys(args.key_dir)
     if args.json:
         print_json([key.model_dump(mode="json") for key in keys])
     else:
@@ -89,14 +89,12 @@ def keys_list(args: argparse.Namespace) -> int:
 
 
 def release_create(args: argparse.Namespace) -> int:
-    from gtreview.report.release import create_release
-    from gtreview.report.signing import resolve_signing_key
+    from gtreview.app.releases import create_release_bundle
 
-    key = resolve_signing_key(args.key, args.key_dir)
     project = open_cli_project(args)
     try:
-        info = create_release(
-            project.engine, args.set_id, signoff_number=args.signoff, reviewer_key=key, out_dir=args.output
+        info = create_release_bundle(
+            project.engine, args.set_id, key=args.key, out_dir=args.output, signoff=args.signoff, key_dir=args.key_dir
         )
     finally:
         project.close()
@@ -111,11 +109,9 @@ def release_create(args: argparse.Namespace) -> int:
 
 
 def release_verify(args: argparse.Namespace) -> int:
-    from gtreview.report.release import verify_release
-    from gtreview.report.signing import read_public_key_file
+    from gtreview.app.releases import verify_release_bundle
 
-    pinned = read_public_key_file(args.public_key) if args.public_key is not None else None
-    report = verify_release(args.bundle, public_key=pinned)
+    report = verify_release_bundle(args.bundle, public_key_file=args.public_key)
     status = EXIT_OK if report.ok else (EXIT_FINDINGS if report.readable else EXIT_USAGE)
     if args.json:
         print_json({**report.model_dump(mode="json"), "changed_files": sorted(report.changed_files)})

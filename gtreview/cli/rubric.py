@@ -6,24 +6,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gtreview.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_OK,
-    ID,
-    CliError,
-    actor,
-    add_json,
-    add_project,
-    open_cli_project,
-    print_json,
-)
-from gtreview.core.findings import count_errors, count_warnings
-from gtreview.core.rubric import rubric_to_json_text
-from gtreview.core.rubric_text import RubricReadError
-from gtreview.interop.rubric_files import RubricFile, read_rubric_file, to_rubric
+from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, ID, actor, add_json, add_project, open_cli_project, print_json
 
-# Store and corpus modules are imported inside the commands that need them, so that
-# `rubric validate` starts without loading SQLAlchemy.
+# The application modules are imported inside the commands, so that `rubric validate`
+# (which needs no project) starts without loading SQLAlchemy.
 if TYPE_CHECKING:
     from gtreview.app.review import EvidenceCheck
 
@@ -54,73 +40,58 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     loc.set_defaults(handler=rubric_locators)
 
 
-def _read(path: Path) -> RubricFile:
-    try:
-        return read_rubric_file(path)
-    except RubricReadError as exc:
-        raise CliError(f"{path}: {exc}") from None
-
-
 def rubric_validate(args: argparse.Namespace) -> int:
-    rubric = _read(args.file)
-    errors, warnings = count_errors(rubric.findings), count_warnings(rubric.findings)
-    questions = rubric.data.get("questions")
-    count = len(questions) if isinstance(questions, list) else 0
+    from gtreview.app.rubric_files import validate_rubric_file
+
+    report = validate_rubric_file(args.file)
     if args.json:
         print_json(
             {
-                "ok": errors == 0,
+                "ok": report.ok,
                 "file": str(args.file),
-                "questions": count,
-                "errors": errors,
-                "warnings": warnings,
-                "findings": [f.model_dump(mode="json") for f in rubric.findings],
+                "questions": report.questions,
+                "errors": report.errors,
+                "warnings": report.warnings,
+                "findings": [f.model_dump(mode="json") for f in report.findings],
             }
         )
     else:
-        for finding in rubric.findings:
+        for finding in report.findings:
             print(f"{args.file}: {finding.one_line()}")
-        print(f"{args.file}: {count} questions, {errors} errors, {warnings} warnings")
-    return EXIT_FINDINGS if errors else EXIT_OK
+        print(f"{args.file}: {report.questions} questions, {report.errors} errors, {report.warnings} warnings")
+    return EXIT_OK if report.ok else EXIT_FINDINGS
 
 
 def rubric_import(args: argparse.Namespace) -> int:
-    from gtreview.app.review import check_rubric_evidence, corpus_index
-    from gtreview.store.sets_repo import SetImportError, import_rubric
+    from gtreview.app.rubric_files import read_rubric_source
+    from gtreview.app.rubrics import import_rubric
 
-    rubric_file = _read(args.file)
-    try:
-        rubric = to_rubric(rubric_file)
-    except RubricReadError as exc:
-        raise CliError(f"{args.file}: {exc}") from None
+    source = read_rubric_source(args.file)  # before the project: a bad file leaves none behind
     project = open_cli_project(args)
     try:
-        set_id = import_rubric(
-            project.engine, rubric, source_name=args.file.name, source_sha256=rubric_file.sha256, actor=actor()
-        )
-        checks = check_rubric_evidence(corpus_index(project.engine), rubric)
-    except SetImportError as exc:
-        raise CliError(f"{args.file}: {exc}") from None
+        imported = import_rubric(project.engine, source, actor=actor())
     finally:
         project.close()
-    errors, warnings = count_errors(rubric_file.findings), count_warnings(rubric_file.findings)
-    unresolved = [c for c in checks if not c.resolution.resolved]
+    locators = imported.locators
     if args.json:
         print_json(
             {
                 "ok": True,
-                "set_id": set_id,
-                "questions": len(rubric.questions),
-                "errors": errors,
-                "warnings": warnings,
-                "locators": len(checks),
-                "unresolved_locators": [_check_json(c) for c in unresolved],
+                "set_id": imported.set_id,
+                "questions": imported.questions,
+                "errors": imported.errors,
+                "warnings": imported.warnings,
+                "locators": len(locators.checks),
+                "unresolved_locators": [_check_json(c) for c in locators.unresolved],
             }
         )
     else:
-        print(f"imported {len(rubric.questions)} questions as set {set_id} ({errors} errors, {warnings} warnings)")
-        print(f"{len(checks) - len(unresolved)} of {len(checks)} evidence locators resolve in the project corpus")
-        for check in unresolved:
+        print(
+            f"imported {imported.questions} questions as set {imported.set_id} "
+            f"({imported.errors} errors, {imported.warnings} warnings)"
+        )
+        print(f"{locators.resolved} of {len(locators.checks)} evidence locators resolve in the project corpus")
+        for check in locators.unresolved:
             print(f"  unresolved {check.question_id} evidence[{check.position}]: {check.resolution.reason}")
     return EXIT_OK
 
@@ -130,55 +101,41 @@ def _check_json(check: EvidenceCheck) -> dict[str, object]:
 
 
 def rubric_export(args: argparse.Namespace) -> int:
-    from gtreview.store.sets_repo import export_rubric, list_sets
+    from gtreview.app.rubrics import export_set
 
     project = open_cli_project(args)
     try:
-        sets = list_sets(project.engine)
-        set_id = args.set_id
-        if set_id is None:
-            if len(sets) != 1:
-                raise CliError(f"the project has {len(sets)} sets; name one with --set")
-            set_id = sets[0].id
-        if set_id not in {s.id for s in sets}:
-            raise CliError(f"the project has no set {set_id}")
-        rubric = export_rubric(project.engine, set_id)
+        exported = export_set(project.engine, args.output, set_id=args.set_id, format=args.format)
     finally:
         project.close()
-    if args.format == "md":
-        from gtreview.interop.grading_guide import render_grading_guide
-
-        text = render_grading_guide(rubric)
-    else:
-        text = rubric_to_json_text(rubric)
-    args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}")
+    print(f"wrote {exported.path}")
     return EXIT_OK
 
 
 def rubric_locators(args: argparse.Namespace) -> int:
-    from gtreview.app.review import check_rubric_evidence, corpus_index
+    from gtreview.app.rubric_files import read_rubric
+    from gtreview.app.rubrics import check_locators
 
-    rubric = to_rubric(_read(args.file))
+    rubric = read_rubric(args.file)
     project = open_cli_project(args)
     try:
-        checks = check_rubric_evidence(corpus_index(project.engine), rubric)
+        report = check_locators(project.engine, rubric)
     finally:
         project.close()
-    unresolved = [c for c in checks if not c.resolution.resolved]
+    unresolved = report.unresolved
     if args.json:
         print_json(
             {
                 "ok": not unresolved,
-                "resolved": len(checks) - len(unresolved),
+                "resolved": report.resolved,
                 "unresolved": len(unresolved),
-                "locators": [_check_json(c) for c in checks],
+                "locators": [_check_json(c) for c in report.checks],
             }
         )
     else:
-        for check in checks:
+        for check in report.checks:
             res = check.resolution
             where = f"{check.question_id} evidence[{check.position}]: {res.source} | {res.locator}"
             print(f"ok          {where}" if res.resolved else f"UNRESOLVED  {where}: {res.reason}")
-        print(f"{len(checks) - len(unresolved)} of {len(checks)} locators resolve")
+        print(f"{report.resolved} of {len(report.checks)} locators resolve")
     return EXIT_FINDINGS if unresolved else EXIT_OK

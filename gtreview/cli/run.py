@@ -98,10 +98,8 @@ def _progress_printer(stream: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gtreview.app.passes import run_benchmark_pass
+    from gtreview.app.passes import DriftError, PassCancelled, run_benchmark_pass
     from gtreview.inference.backend import Sampling
-    from gtreview.judging.calibration import DriftError
-    from gtreview.runs.execute import PassCancelled
     from gtreview.runs.plan import PassConfig
 
     rubric = load_rubric(args.rubric) if args.rubric is not None else None

@@ -9,14 +9,14 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
+from gtreview.app import adjudication as adj
+from gtreview.app.question_calibration import calibrate_questions
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.app import adjudication as adj
-from gtreview.app.question_calibration import calibrate_questions
 from gtreview.store.project import open_project
 from gtreview.store.sets_repo import import_rubric
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json

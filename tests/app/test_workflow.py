@@ -5,10 +5,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
-from gtreview.core.jsonmodel import canonical_hash
-from gtreview.core.rubric import Rubric
 from gtreview.app import editing, workflow
 from gtreview.app.workflow import WorkflowError
+from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.rubric import Rubric
 from gtreview.store import sets_repo
 from gtreview.store.project import open_project
 from gtreview.store.sets_repo import ReviewStatus

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gtreview.cli import draft as commands_authoring
-from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, CliError
+from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from gtreview.cli.main import build_parser
 from gtreview.core.errors import UserError
 from gtreview.inference.backend import ChatMessage, CompletionRequest
@@ -95,9 +95,10 @@ def test_bad_input_is_a_one_line_error(project_dir: Path, tmp_path: Path, capsys
     with pytest.raises(SystemExit):
         parse("--model", "x", "--questions", "1", "--context-chars", "199")
     assert "--context-chars: must be at least 200" in capsys.readouterr().err
-    with pytest.raises(CliError, match="no corpus documents"):
+    with pytest.raises(UserError, match="no corpus documents") as empty:  # a DraftSetupError of gtreview.app
         commands_authoring.draft(parse("--model", "x", "--questions", "1", "--project", str(tmp_path / "empty")))
-    with pytest.raises(CliError, match="model nonsense: unknown model spec"):
+    assert empty.value.exit_status == EXIT_USAGE
+    with pytest.raises(UserError, match="model nonsense: unknown model spec"):
         commands_authoring.draft(parse("--model", "nonsense", "--questions", "1", "--project", str(project_dir)))
     prices = tmp_path / "prices.json"
     prices.write_text('{"claude-*": {"input_per_mtok": -1, "output_per_mtok": 1}}')

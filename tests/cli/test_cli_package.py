@@ -223,3 +223,48 @@ def test_python_dash_m_prints_the_version(module: str) -> None:
     result = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"gtreview {__version__}"
+
+
+# --- the CLI calls the application layer ------------------------------------------------
+
+FORBIDDEN = (
+    "gtreview.runs.execute",
+    "gtreview.judging",
+    "gtreview.authoring",
+    "gtreview.store",
+    "gtreview.inference.factory",
+)
+
+
+def test_command_modules_import_the_application_layer_not_what_is_below_it() -> None:
+    """What pyproject.toml's forbidden contract states, read straight off the source."""
+    reached = {
+        f"{path.stem} imports {name}"
+        for path in CLI.glob("*.py")
+        for name in imports_of(path)
+        if name.startswith(FORBIDDEN)
+    }
+    opening = {"gtreview.store.project", "gtreview.store.project.open_project", "gtreview.store.project.Project"}
+    assert reached == {f"common imports {name}" for name in opening}  # opening the project, and only there
+
+
+def test_the_forbidden_contract_catches_a_command_reaching_below_the_app(tmp_path: Path) -> None:
+    import shutil
+
+    package = CLI.parent
+    copy = tmp_path / "src"
+    shutil.copytree(package, copy / "gtreview", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(package.parent / "pyproject.toml", copy / "pyproject.toml")
+    with (copy / "gtreview" / "cli" / "judging.py").open("a", encoding="utf-8") as handle:
+        handle.write("\nfrom gtreview.judging import calibration  # noqa: E402,F401\n")
+    linter = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run(
+        [str(linter), "--no-cache"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(copy), "PATH": ""},
+    )
+    assert done.returncode != 0
+    assert "gtreview.cli.judging -> gtreview.judging.calibration" in done.stdout, done.stdout[-2000:]

@@ -133,12 +133,27 @@ def test_adjudicate_refuses_bad_input_in_one_line(finished, capsys) -> None:  # 
     items = json.loads(out)["items"]
     answer = next(i for i in items if i["target"] == "judgement")
     pair = next(i for i in items if i["target"] == "pair")
-    status, _, err = cli(capsys, "adjudicate", "override", *where, "--item", answer["key"], "--label", "A>B", "--reason", "r")
+    status, _, err = cli(
+        capsys, "adjudicate", "override", *where, "--item", answer["key"], "--label", "A>B", "--reason", "r"
+    )
     assert status == 2 and "say whether the gate passed" in err
-    status, _, err = cli(capsys, "adjudicate", "override", *where, "--item", pair["key"], "--gate", "pass", "--reason", "r")
+    status, _, err = cli(
+        capsys, "adjudicate", "override", *where, "--item", pair["key"], "--gate", "pass", "--reason", "r"
+    )
     assert status == 2 and "is a pair" in err
     status, _, err = cli(
-        capsys, "adjudicate", "override", *where, "--item", answer["key"], "--gate", "pass", "--award", "C9=1", "--reason", "r"
+        capsys,
+        "adjudicate",
+        "override",
+        *where,
+        "--item",
+        answer["key"],
+        "--gate",
+        "pass",
+        "--award",
+        "C9=1",
+        "--reason",
+        "r",
     )
     assert status == 2 and "no component C9" in err
     status, _, err = cli(capsys, "adjudicate", "revert", *where, "--item", answer["key"], "--reason", "r")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from gtreview.core.rubric import rubric_from_json_text
 from gtreview.app.sample_project import sample_rubric_path
+from gtreview.core.rubric import rubric_from_json_text
 from tests.judging.loopback import judge_server
 from tests.judging.scripted import fixture_reply, verdict_json
 

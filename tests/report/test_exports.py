@@ -23,15 +23,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from gtreview.app.exports import ExportError, leaderboard_export
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
-from gtreview.app.exports import ExportError, leaderboard_export
 from gtreview.report.exports import CSV_COLUMNS, write_leaderboard, write_results_csv
 from gtreview.results.loader import load_run_results
 from gtreview.results.rows import question_figures
-from gtreview.runs.record import RunRecordError
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.runs.record import RunRecordError
 from gtreview.store import sets_repo
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
@@ -68,7 +68,10 @@ def judge_reply(request: CompletionRequest) -> str:
         if question.id == "A3" or (question.id == "A2" and seed == 1236):
             return "not JSON at all"
         return verdict_json(
-            question, True, {"C2": 2, "C3": C3_BY_SEED.get(seed, 3)}, adjudication_required=(question.id, seed) == ("A1", 1235)
+            question,
+            True,
+            {"C2": 2, "C3": C3_BY_SEED.get(seed, 3)},
+            adjudication_required=(question.id, seed) == ("A1", 1235),
         )
     return verdict_json(question, not (question.id == "A3" and seed == 1235), {"C2": 1})
 
@@ -192,7 +195,22 @@ def test_csv_per_question_and_model(run: tuple[Engine, int, Path], tmp_path: Pat
     assert [(r[0], r[1]) for r in rows[1:]] == [(q, m) for q in ("A1", "A2", "A3") for m in ("base", "tuned")]
     # base, samples, scored, errors, unscored, missing, settled, mean, sd, gate rate, wins, ties, losses, unknown
     assert table[("A1", "base")] == ["base", "3", "3", "0", "0", "0", "0", "4.0", "0.0", "1.0", "", "", "", ""]
-    assert table[("A1", "tuned")] == ["base", "3", "3", "0", "0", "0", "0", "6.3333", "0.5774", "1.0", "2", "1", "0", "0"]
+    assert table[("A1", "tuned")] == [
+        "base",
+        "3",
+        "3",
+        "0",
+        "0",
+        "0",
+        "0",
+        "6.3333",
+        "0.5774",
+        "1.0",
+        "2",
+        "1",
+        "0",
+        "0",
+    ]
     assert table[("A2", "base")] == ["base", "3", "0", "3", "0", "0", "0", "0.0", "0.0", "0.0", "", "", "", ""]
     assert table[("A2", "tuned")] == ["base", "3", "2", "0", "1", "0", "0", "6.5", "0.7071", "1.0", "3", "0", "0", "0"]
     assert table[("A3", "base")] == ["base", "3", "3", "0", "0", "0", "0", "2.6667", "2.3094", "0.6667", "", "", "", ""]

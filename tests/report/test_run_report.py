@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
+from gtreview.report.run_report import write_run_report
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
-from gtreview.report.run_report import write_run_report
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.app.sample_project import ensure_sample_project
 from gtreview.store import sets_repo
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 

@@ -224,7 +224,9 @@ def test_a_pass_that_reuses_an_earlier_passs_answers(project, tmp_path: Path) ->
     summaries = {r.id: r for r in runs_repo.list_runs(opened.engine)}
     assert summaries[second].generations == summaries[first].generations == 18
     assert_outputs_agree(opened.engine, second, tmp_path)
-    assert read_csv(tmp_path / f"run{second}.csv") == read_csv(export_csv(opened.engine, first, tmp_path / "a.csv").files[0])
+    assert read_csv(tmp_path / f"run{second}.csv") == read_csv(
+        export_csv(opened.engine, first, tmp_path / "a.csv").files[0]
+    )
 
 
 def test_a_pass_extended_from_3_to_4_repeats(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -312,7 +314,6 @@ def test_the_report_cover_is_the_same_from_the_app_and_the_cli(project, tmp_path
     import sys
 
     from gtreview.app import workflow
-
     from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 
     opened, set_id = project
@@ -339,7 +340,18 @@ def test_the_report_cover_is_the_same_from_the_app_and_the_cli(project, tmp_path
     opened.close()
     cli_pdf = tmp_path / "cli.pdf"
     done = subprocess.run(
-        [sys.executable, "-m", "gtreview.cli", "report", "--run", str(run_id), "--pdf", str(cli_pdf), "--project", str(folder)],
+        [
+            sys.executable,
+            "-m",
+            "gtreview.cli",
+            "report",
+            "--run",
+            str(run_id),
+            "--pdf",
+            str(cli_pdf),
+            "--project",
+            str(folder),
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gtreview.cli.common import CliError
 from gtreview.cli.main import build_parser
 from gtreview.cli.probe import probe
 from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
+from gtreview.core.errors import UserError
 from gtreview.core.statistics import Difference, Interval
 from gtreview.inference.llama_engine import BatchedLlamaEngine
 from gtreview.runs.probes import (
@@ -246,9 +246,10 @@ def parse(*argv: str) -> argparse.Namespace:
 
 
 def test_probe_refuses_server_models_and_a_lone_model(tmp_path: Path, tiny_gguf: Path) -> None:
-    with pytest.raises(CliError, match="log-likelihoods"):
+    # Refused before any project opens (the first call names none) and before any model loads.
+    with pytest.raises(UserError, match="log-likelihoods"):
         probe(parse("--model", f"base=llama:{tiny_gguf}", "--model", "x=openai:http://127.0.0.1:1/v1#m"))
-    with pytest.raises(CliError, match="at least one fine-tune"):
+    with pytest.raises(UserError, match="at least one fine-tune"):
         probe(parse("--model", f"base=llama:{tiny_gguf}", "--project", str(tmp_path)))
-    with pytest.raises(CliError, match="LABEL=SPEC"):
+    with pytest.raises(UserError, match="LABEL=SPEC"):
         probe(parse("--model", f"llama:{tiny_gguf}", "--model", f"b=llama:{tiny_gguf}"))

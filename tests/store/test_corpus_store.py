@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from gtreview.app.corpus_import import collect_files, import_corpus
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.corpus.readers import CorpusImportError, parse_file
-from gtreview.app.corpus_import import collect_files, import_corpus
 from gtreview.store.corpus_repo import DocumentConflictError, list_documents, load_documents
 from gtreview.store.project import open_project
 

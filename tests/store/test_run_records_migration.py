@@ -30,7 +30,9 @@ def _as_revision_0006(folder: Path) -> None:
             if source == "harness-import":
                 legacy.update(legacy.pop("harness"))
                 legacy.pop("questions")  # imports kept no questions before 0007
-            connection.execute(text("UPDATE run SET config_json = :c WHERE id = :i"), {"c": json.dumps(legacy), "i": run_id})
+            connection.execute(
+                text("UPDATE run SET config_json = :c WHERE id = :i"), {"c": json.dumps(legacy), "i": run_id}
+            )
         connection.execute(text("UPDATE alembic_version SET version_num = '0006'"))
     engine.dispose()
 

@@ -1,0 +1,185 @@
+"""Memorisation probes of local models over the project's corpus, kept with a pass.
+
+The probes (:mod:`gtreview.runs.probes`) ask whether a fine-tune knows the corpus
+passages by heart; here they are run as a user asks for them: models checked before
+any loads, passages sampled from the project, and, when a pass is named, grouped by
+the benchmark sections whose questions cite their documents and stored in the pass's
+run record, so its results view and report show them beside the scores.
+
+Log-likelihoods need the logits of every position, which only a local model gives
+(in a worker process, as every local model runs); a server or API model is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+from sqlalchemy import Engine
+
+from gtreview.core.errors import UserError
+from gtreview.core.statistics import Difference
+from gtreview.corpus.locators import CorpusIndex
+from gtreview.inference.specs import BackendOpenError, ModelSpecError, local_files, parse_model_spec
+from gtreview.inference.worker import WorkerDied
+from gtreview.results.analysis import analyse
+from gtreview.results.loader import RunResults, load_run_results
+from gtreview.runs.probes import (
+    MIN_WORDS,
+    EngineFactory,
+    FamiliarityReport,
+    Reading,
+    RecallReport,
+    engine_factory,
+    reading,
+    run_probes_by_group,
+    sample_passage_records,
+)
+from gtreview.runs.record import update_run_config
+from gtreview.store.corpus_repo import load_documents
+
+LOCAL_KINDS = ("llama", "hf")
+
+
+class ProbeSetupError(UserError):
+    """Probes that cannot run as asked (a model that is not local, too few passages)."""
+
+
+class ProbeFailed(UserError):
+    """The probes stopped: a model worker died, or a model could not score the text."""
+
+
+class SectionProbes(BaseModel):
+    """The probes restricted to the passages of the documents one benchmark section cites."""
+
+    familiarity: FamiliarityReport
+    recall: RecallReport
+
+
+class ProbeOutcome(BaseModel):
+    """Both probes, the plain reading per fine-tune and, with a pass, what was kept with it."""
+
+    familiarity: FamiliarityReport
+    recall: RecallReport
+    readings: list[Reading]
+    sections: dict[str, SectionProbes]
+    run_id: int | None = None  # the pass the probes were stored with
+
+
+def probe_models(models: Sequence[tuple[str, str]]) -> dict[str, EngineFactory]:
+    """(label, spec) pairs to engine factories, the first the base.
+
+    Every spec is checked, and its files found (an hf: file downloaded), before any
+    model is loaded, so a typo in the last one fails at once.
+    """
+    factories: dict[str, EngineFactory] = {}
+    for label, spec in models:
+        if label in factories:
+            raise ProbeSetupError(f"--model label {label!r} given twice")
+        try:
+            parsed = parse_model_spec(spec)
+            if parsed.kind not in LOCAL_KINDS:
+                raise ProbeSetupError(
+                    f"{label}: probes need per-token log-likelihoods, which only local llama: or hf: models give here"
+                )
+            local_files(parsed)
+        except (ModelSpecError, BackendOpenError) as exc:
+            raise ProbeSetupError(f"{label}: {exc}") from None
+        factories[label] = engine_factory(parsed)  # a worker process per model, in its turn
+    if len(factories) < 2:
+        raise ProbeSetupError("name a base and at least one fine-tune: --model base=SPEC --model lora=SPEC")
+    return factories
+
+
+def read_controls(path: Path) -> list[str]:
+    """Held-out control text: paragraphs separated by blank lines, whitespace folded."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProbeSetupError(f"cannot read {path}: {exc}") from None
+    paragraphs = [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
+    if not paragraphs:
+        raise ProbeSetupError(f"{path} holds no text to use as controls")
+    return paragraphs
+
+
+def section_groups(results: RunResults, index: CorpusIndex, passage_documents: Sequence[str]) -> dict[str, list[int]]:
+    """The passages (by position) of the documents each benchmark section's questions cite."""
+    cited: dict[str, set[str]] = {}
+    for question in results.questions:
+        section = question.section or "(none)"
+        for evidence in question.evidence:
+            document = index.match(evidence.source or "")
+            if document is not None:
+                cited.setdefault(section, set()).add(document.name)
+    return {
+        section: [i for i, name in enumerate(passage_documents) if name in names]
+        for section, names in sorted(cited.items())
+    }
+
+
+def _run_results(engine: Engine, run_id: int) -> RunResults:
+    try:
+        return load_run_results(engine, run_id)
+    except (KeyError, ValueError) as exc:  # a run whose stored record cannot be read
+        raise ProbeSetupError(str(exc).strip("'\"")) from None
+
+
+def _store_with_run(
+    engine: Engine,
+    results: RunResults,
+    familiarity: FamiliarityReport,
+    recall: RecallReport,
+    sections: Mapping[str, SectionProbes],
+) -> dict[str, dict[str, Difference]]:
+    """Keep the probes in the pass's record; return its score differences per component
+    kind, which the reading sets the probes against."""
+    probes = {
+        "familiarity": familiarity.model_dump(mode="json"),
+        "recall": recall.model_dump(mode="json"),
+        "sections": {name: section.model_dump(mode="json") for name, section in sections.items()},
+    }
+    update_run_config(engine, results.run_id, probes=probes)
+    analysis = analyse(results, n_boot=500, n_perm=2000)
+    return {f.label: f.kind_differences for f in analysis.finetunes}
+
+
+def run_memorisation_probes(
+    engine: Engine,
+    models: Mapping[str, EngineFactory],
+    *,
+    passages: int = 32,
+    seed: int = 0,
+    controls: Sequence[str] | None = None,
+    run_id: int | None = None,
+) -> ProbeOutcome:
+    """Sample ``passages`` corpus passages, run both probes on every model in turn and
+    read them; with ``run_id``, per benchmark section too, and keep them with that pass.
+
+    The pass is read before any model loads, so a wrong run id costs nothing.
+    """
+    documents = load_documents(engine)
+    records = sample_passage_records(documents, passages, seed=seed)
+    texts = [text for _, text in records]
+    if len(texts) < 2:
+        raise ProbeSetupError(
+            f"the project corpus has {len(texts)} passages of {MIN_WORDS}+ words; import reports first"
+        )
+    results = _run_results(engine, run_id) if run_id is not None else None
+    groups = (
+        section_groups(results, CorpusIndex(documents), [name for name, _ in records]) if results is not None else {}
+    )
+    try:
+        familiarity, recall, by_section = run_probes_by_group(models, texts, groups, controls=controls, seed=seed)
+    except (ValueError, WorkerDied) as exc:
+        raise ProbeFailed(str(exc)) from None
+    sections = {name: SectionProbes(familiarity=fam, recall=rec) for name, (fam, rec) in by_section.items()}
+    pointwise = _store_with_run(engine, results, familiarity, recall, sections) if results is not None else None
+    return ProbeOutcome(
+        familiarity=familiarity,
+        recall=recall,
+        readings=reading(familiarity, recall, pointwise),
+        sections=sections,
+        run_id=run_id,
+    )

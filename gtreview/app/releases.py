@@ -1,0 +1,68 @@
+"""Signed releases: reviewer keys, a bundle of a signed-off set, and its verification.
+
+A release is a folder anyone can check without gtreview's project: the signed-off
+rubric, its grading guide, the questions without their answers, and the sign-offs,
+hashed in a manifest signed with the reviewer's Ed25519 key. Keys live per user, the
+private half never leaves the key folder. The preferences dialog and ``gtreview keys``
+manage the same keys through these functions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from gtreview.report.release import ReleaseInfo, VerifyReport, create_release, verify_release
+from gtreview.report.signing import (
+    ReviewerKey,
+    ensure_reviewer_key,
+    list_reviewer_keys,
+    read_public_key_file,
+    resolve_signing_key,
+)
+
+
+def create_reviewer_key(name: str, key_dir: Path | None = None) -> ReviewerKey:
+    """The reviewer's key, created on first use (asking again shows the same key)."""
+    return ensure_reviewer_key(name, key_dir)
+
+
+def reviewer_keys(key_dir: Path | None = None) -> list[ReviewerKey]:
+    return list_reviewer_keys(key_dir)
+
+
+def create_release_bundle(
+    engine: Engine,
+    set_id: int,
+    *,
+    key: str,
+    out_dir: Path,
+    signoff: int | None = None,
+    key_dir: Path | None = None,
+) -> ReleaseInfo:
+    """Write a signed bundle of the set's sign-off ``signoff`` (default: the latest).
+
+    ``key`` is a reviewer key's name or the path of a private key file; the folder
+    must be new or empty, so an earlier release is never overwritten.
+    """
+    signing_key = resolve_signing_key(key, key_dir)
+    return create_release(engine, set_id, signoff_number=signoff, reviewer_key=signing_key, out_dir=out_dir)
+
+
+def verify_release_bundle(bundle: Path, *, public_key_file: Path | None = None) -> VerifyReport:
+    """Check a bundle's signature, hashes and contents; with ``public_key_file`` the
+    signer must be that key's owner (a re-signed bundle is valid, but not theirs)."""
+    pinned = read_public_key_file(public_key_file) if public_key_file is not None else None
+    return verify_release(bundle, public_key=pinned)
+
+
+__all__ = [
+    "ReleaseInfo",
+    "ReviewerKey",
+    "VerifyReport",
+    "create_release_bundle",
+    "create_reviewer_key",
+    "reviewer_keys",
+    "verify_release_bundle",
+]

@@ -1,0 +1,102 @@
+"""Rubrics and the project's sets: importing a file as a set, exporting a set, and
+resolving a rubric's evidence locators against the project corpus.
+
+An import says at once which evidence locators do not resolve in the corpus, so the
+expert learns of a citation gone wrong when the set arrives, not when a question is
+reviewed. Reading the file is :mod:`gtreview.app.rubric_files`' job, done before the
+project is opened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+from sqlalchemy import Engine
+
+from gtreview.app.review import EvidenceCheck, check_rubric_evidence, corpus_index
+from gtreview.app.rubric_files import RubricFileError, RubricSource
+from gtreview.core.errors import UserError
+from gtreview.core.rubric import Rubric, rubric_to_json_text
+from gtreview.interop.grading_guide import render_grading_guide
+from gtreview.store import sets_repo
+
+ExportFormat = Literal["json", "md"]
+
+
+class SetChoiceError(UserError):
+    """No set, or no single set, to act on."""
+
+
+class LocatorReport(BaseModel):
+    """Every evidence locator of a rubric, resolved or with the reason it is not."""
+
+    checks: list[EvidenceCheck]
+
+    @property
+    def unresolved(self) -> list[EvidenceCheck]:
+        return [c for c in self.checks if not c.resolution.resolved]
+
+    @property
+    def resolved(self) -> int:
+        return len(self.checks) - len(self.unresolved)
+
+
+class RubricImport(BaseModel):
+    """The new set, the file's findings, and the locators the corpus cannot resolve."""
+
+    set_id: int
+    questions: int
+    errors: int
+    warnings: int
+    locators: LocatorReport
+
+
+class RubricExport(BaseModel):
+    set_id: int
+    format: ExportFormat
+    path: Path
+
+
+def check_locators(engine: Engine, rubric: Rubric) -> LocatorReport:
+    """Resolve every evidence locator of ``rubric`` against the project's documents."""
+    return LocatorReport(checks=check_rubric_evidence(corpus_index(engine), rubric))
+
+
+def import_rubric(engine: Engine, source: RubricSource, *, actor: str) -> RubricImport:
+    """Store the rubric as a new set (every question in draft) and check its locators."""
+    try:
+        set_id = sets_repo.import_rubric(
+            engine, source.rubric, source_name=source.path.name, source_sha256=source.sha256, actor=actor
+        )
+    except sets_repo.SetImportError as exc:
+        raise RubricFileError(f"{source.path}: {exc}") from None
+    return RubricImport(
+        set_id=set_id,
+        questions=len(source.rubric.questions),
+        errors=source.errors,
+        warnings=source.warnings,
+        locators=check_locators(engine, source.rubric),
+    )
+
+
+def chosen_set(engine: Engine, set_id: int | None) -> int:
+    """``set_id`` when the project has it; with None, the project's only set."""
+    sets = sets_repo.list_sets(engine)
+    if set_id is None:
+        if len(sets) != 1:
+            raise SetChoiceError(f"the project has {len(sets)} sets; name one with --set")
+        return sets[0].id
+    if set_id not in {s.id for s in sets}:
+        raise SetChoiceError(f"the project has no set {set_id}")
+    return set_id
+
+
+def export_set(engine: Engine, out: Path, *, set_id: int | None = None, format: ExportFormat = "json") -> RubricExport:
+    """Write the set's current versions as a rubric file (json) or a grading guide (md)."""
+    chosen = chosen_set(engine, set_id)
+    rubric = sets_repo.export_rubric(engine, chosen)
+    text = render_grading_guide(rubric) if format == "md" else rubric_to_json_text(rubric)
+    out.write_text(text, encoding="utf-8")
+    return RubricExport(set_id=chosen, format=format, path=out)

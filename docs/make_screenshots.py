@@ -91,6 +91,13 @@ def wait(app: QApplication, ms: int) -> None:
     loop.exec()
 
 
+def settle(app: QApplication, window: MainWindow) -> None:
+    """Until the window's reads and saves, which run in workers, have all come back."""
+    while not window.ops.idle():
+        wait(app, 20)
+    app.processEvents()
+
+
 def main() -> None:
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
@@ -102,22 +109,25 @@ def main() -> None:
         window = MainWindow(project, settings)
         window.resize(1600, 1000)
         window.show()
+        settle(app, window)
         set_id = window.set_id
         assert set_id is not None
         for qid in ("A1", "A2"):
             workflow.approve(project.engine, set_id, qid, reviewer="Dr E. Marlowe", comment="checked against sources")
         window.open_set(set_id)
+        settle(app, window)
         window.question_list.select("C6")
-        app.processEvents()
+        settle(app, window)
         for name, tab in {"review": 0, "edit": 1, "calibration": 2}.items():
             window.tabs.setCurrentIndex(tab)
-            app.processEvents()
+            settle(app, window)
             window.grab().save(str(OUT / f"{name}.png"))
         editor = window.editor
         editor.title_edit.setText("Which water level controlled oxidation at the Garibaldi?")
         editor._commit(next(b for b in editor._bindings if b.path == ("title",)))
+        settle(app, window)
         window.tabs.setCurrentIndex(3)
-        app.processEvents()
+        settle(app, window)
         window.grab().save(str(OUT / "history.png"))
 
         questions = {q.id: q for q in sets_repo.export_rubric(project.engine, set_id).questions}
@@ -137,9 +147,10 @@ def main() -> None:
         window.run_controller.finished.connect(lambda _message: loop.quit())
         window.start_configured_pass(config)
         loop.exec()
+        settle(app, window)
         window.grab().save(str(OUT / "runs.png"))
         window.show_results(1)
-        wait(app, 3000)
+        settle(app, window)
         points = window.results_view.scatter_items[0].points() if window.results_view.scatter_items else []
         if len(points):
             window.results_view._clicked([points[0]])

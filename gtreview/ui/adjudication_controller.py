@@ -1,28 +1,69 @@
-"""Wires the adjudication queue and blind grading views to the services."""
+"""Wires the adjudication queue and blind grading views to the use cases, through ops.
+
+A decision (confirm, override, revert) is one ``CollectionOp``: in the worker it records
+the decision and reads the queue again, and the GUI only puts the new queue in place,
+with the same item selected and its history updated. Nothing is reloaded or
+re-analysed on the GUI thread; the results view hears of the change from the hub.
+
+The queue is read again against the results loaded when it was opened: which items are
+in it depends on the judge's own verdicts, which no decision changes; whether each is
+settled comes from the decisions in force, read fresh. That keeps a decision a
+fraction of a second in the worker, so the next one never waits behind a reload.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from html import escape
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
+from sqlalchemy import Engine
 
+from gtreview.app import adjudication as adj
+from gtreview.app.results import reportable_runs
+from gtreview.core.errors import UserError
+from gtreview.core.rubric import Question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.judging.marking import marking_block
 from gtreview.results.loader import RunResults, load_run_results
-from gtreview.app import adjudication as adj
 from gtreview.store.project import Project
+from gtreview.ui.ops import CollectionOp, LatestQuery, OpChanges, OpResult, failure_message
+from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.widgets.adjudication_view import AdjudicationView, item_html
 from gtreview.ui.widgets.grading_view import GradingView
 
 
+class NotRecorded(UserError):
+    """A decision the rules refuse (no reason given, an unknown component…)."""
+
+
+class NoPass(UserError):
+    pass
+
+
+@dataclass(frozen=True)
+class _Opened:
+    results: RunResults
+    items: list[adj.QueueItem]
+
+
+@dataclass(frozen=True)
+class _ItemDetail:
+    key: str
+    html: str
+    history: list[adj.HistoryStep]
+    question: Question | None
+    gate: bool
+    awards: dict[str, int]
+
+
 class AdjudicationController(QObject):
     message = Signal(str)
-    changed = Signal(int)  # run id whose figures changed
 
     def __init__(
-        self, project: Project, index: CorpusIndex, reviewer: Callable[[], str], parent: QWidget | None = None
+        self, project: Project, index: SharedIndex, reviewer: Callable[[], str], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.project, self.index, self.reviewer = project, index, reviewer
@@ -30,119 +71,203 @@ class AdjudicationController(QObject):
         self.grading_view = GradingView()
         self.results: RunResults | None = None
         self.set_id: int | None = None
+        self.grading_run_id: int | None = None
+        self.deciding = False
         self.ask_text: Callable[[str, str], str | None] = lambda title, prompt: _ask(parent, title, prompt)
+        self._queue = LatestQuery(self)
+        self._grading = LatestQuery(self)
+        self._item = LatestQuery(self)
         self.queue_view.item_selected.connect(self._show_item)
         self.queue_view.confirm_requested.connect(self._confirm)
         self.queue_view.override_requested.connect(self._override)
         self.queue_view.revert_requested.connect(self._revert)
         self.grading_view.save_requested.connect(self._save_grade)
 
-    def open_queue(self, run_id: int, set_id: int | None) -> None:
-        self.set_id = set_id
-        self.results = load_run_results(self.project.engine, run_id)
-        self.queue_view.show_queue(
-            self.results, adj.adjudication_queue(self.project.engine, self.results, set_id=set_id)
-        )
+    # -- opening ---------------------------------------------------------------------
+    def open_queue(self, run_id: int | None, set_id: int | None, opened: Callable[[], None] | None = None) -> None:
+        """Read the queue of ``run_id`` (None: the newest pass) in a worker, then show it."""
+        engine = self.project.engine
 
-    def open_grading(self, run_id: int, size: int = 20) -> None:
-        self.results = load_run_results(self.project.engine, run_id)
-        self.grading_view.start(adj.grading_sample(self.project.engine, run_id, grader=self.reviewer(), size=size))
+        def read() -> _Opened:
+            results = load_run_results(engine, _run_or_latest(engine, run_id))
+            return _Opened(results, adj.adjudication_queue(engine, results, set_id=set_id))
+
+        def show(loaded: _Opened) -> None:
+            self.results, self.set_id = loaded.results, set_id
+            self.queue_view.show_queue(loaded.results, loaded.items)
+            if opened is not None:
+                opened()
+
+        self._queue.run(read, show, self._say)
+
+    def open_grading(self, run_id: int | None, size: int = 20, opened: Callable[[], None] | None = None) -> None:
+        engine, grader = self.project.engine, self.reviewer()
+
+        def read() -> tuple[int, list[adj.GradingItem]]:
+            chosen = _run_or_latest(engine, run_id)
+            return chosen, adj.grading_sample(engine, chosen, grader=grader, size=size)
+
+        def show(loaded: tuple[int, list[adj.GradingItem]]) -> None:
+            self.grading_run_id = loaded[0]
+            self.grading_view.start(loaded[1])
+            if opened is not None:
+                opened()
+
+        self._grading.run(read, show, self._say)
 
     def _show_item(self, item: adj.QueueItem) -> None:
-        if self.results is None:
+        results, index, engine = self.results, self.index, self.project.engine
+        if results is None:
             return
-        question = next((q for q in self.results.questions if q.id == item.qid), None)
-        marking = marking_block(question, self.results.global_variants) if question else ""
-        sources = ""
-        if question is not None:
-            for evidence in question.evidence:
-                resolution = self.index.resolve(evidence.source or "", evidence.locator or "")
-                text = (
-                    " ".join([s.text for s in resolution.spans] + [", ".join(c.values) for c in resolution.cells])
-                    or resolution.reason
-                )
-                sources += f"<p><b>{escape(evidence.claim or '')}</b><br><i>{escape(text[:600])}</i></p>"
-        self.queue_view.show_item(
-            item,
-            item_html(self.results, item, marking, sources),
-            adj.history(self.project.engine, self.results.run_id, item.key),
-        )
 
-    def _after(self, message: str) -> None:
-        assert self.results is not None
-        run_id = self.results.run_id
-        self.open_queue(run_id, self.set_id)
-        self.message.emit(message)
-        self.changed.emit(run_id)
+        def read() -> _ItemDetail:
+            question = next((q for q in results.questions if q.id == item.qid), None)
+            marking = marking_block(question, results.global_variants) if question else ""
+            sample = next((s for s in results.samples if s.judgement_key == item.key), None)
+            return _ItemDetail(
+                item.key,
+                item_html(results, item, marking, _sources_html(question, index.get())),
+                adj.history(engine, results.run_id, item.key),
+                question,
+                bool(sample.gate_passed) if sample else False,
+                dict(sample.awards) if sample else {},
+            )
+
+        def show(detail: _ItemDetail) -> None:
+            current = self.queue_view.current()
+            if current is not None and current.key == detail.key:
+                self.queue_view.show_item(
+                    current, detail.html, detail.history, detail.question, detail.gate, detail.awards
+                )
+
+        self._item.run(read, show, self._say)
+
+    # -- decisions -------------------------------------------------------------------
+    def _decide(self, item: adj.QueueItem, record: Callable[[RunResults], object], message: str) -> None:
+        results, set_id, engine = self.results, self.set_id, self.project.engine
+        if results is None:
+            return
+        if self.deciding:
+            self.message.emit("Still recording the previous decision…")
+            return
+        run_id = results.run_id
+
+        def decide() -> OpResult[tuple[list[adj.QueueItem], list[adj.HistoryStep]]]:
+            try:
+                record(results)
+            except adj.AdjudicationError as exc:
+                raise NotRecorded(str(exc)) from exc
+            items = adj.adjudication_queue(engine, results, set_id=set_id)
+            return OpResult(
+                (items, adj.history(engine, run_id, item.key)), OpChanges(adjudications=frozenset({run_id}))
+            )
+
+        def done(outcome: OpResult[tuple[list[adj.QueueItem], list[adj.HistoryStep]]]) -> None:
+            self.deciding = False
+            items, steps = outcome.value
+            if self.results is results:
+                self.queue_view.show_queue(results, items)
+                current = self.queue_view.current()
+                if current is not None and current.key == item.key:
+                    self.queue_view.show_history(steps)
+                    self.queue_view.form.reason.clear()
+            self.message.emit(message)
+
+        def failed(error: BaseException) -> None:
+            self.deciding = False
+            self.message.emit(f"Not recorded: {failure_message(error)}")
+
+        self.deciding = True
+        CollectionOp(self, decide).success(done).failure(failed).run_in_background(initiator=self)
 
     def _confirm(self, item: adj.QueueItem) -> None:
-        assert self.results is not None
-        adj.confirm(
-            self.project.engine,
-            self.results.run_id,
-            item.target,
-            item.key,
-            actor=self.reviewer(),
-            reason=self.queue_view.form.reason.text(),
+        engine, actor, reason = self.project.engine, self.reviewer(), self.queue_view.form.reason.text()
+        self._decide(
+            item,
+            lambda results: adj.confirm(engine, results.run_id, item.target, item.key, actor=actor, reason=reason),
+            f"{item.qid}: judge confirmed.",
         )
-        self._after(f"{item.qid}: judge confirmed.")
 
     def _override(self, item: adj.QueueItem) -> None:
-        assert self.results is not None
-        try:
-            if item.target == "pair":
-                reason = self.ask_text("Override the pair", "Why does the verdict change?")
-                if reason is None:
-                    return
-                adj.override_pair(
-                    self.project.engine,
-                    self.results,
-                    item.key,
-                    actor=self.reviewer(),
-                    label=self.queue_view.pair_label.currentText(),
-                    reason=reason,
+        engine, actor = self.project.engine, self.reviewer()
+        if item.target == "pair":
+            reason = self.ask_text("Override the pair", "Why does the verdict change?")
+            if reason is None:
+                return
+            label = self.queue_view.pair_label.currentText()
+
+            def record(results: RunResults) -> object:
+                return adj.override_pair(engine, results, item.key, actor=actor, label=label, reason=reason)
+
+        else:
+            gate, awards = self.queue_view.form.values()
+            why = self.queue_view.form.reason.text()
+
+            def record(results: RunResults) -> object:
+                return adj.override_judgement(
+                    engine, results, item.key, actor=actor, gate_passed=gate, awards=awards, reason=why
                 )
-            else:
-                gate, awards = self.queue_view.form.values()
-                adj.override_judgement(
-                    self.project.engine,
-                    self.results,
-                    item.key,
-                    actor=self.reviewer(),
-                    gate_passed=gate,
-                    awards=awards,
-                    reason=self.queue_view.form.reason.text(),
-                )
-        except adj.AdjudicationError as exc:
-            self.message.emit(f"Not recorded: {exc}")
-            return
-        self._after(f"{item.qid}: override recorded; every figure now uses it.")
+
+        self._decide(item, record, f"{item.qid}: override recorded; every figure now uses it.")
 
     def _revert(self, item: adj.QueueItem, decision_id: int) -> None:
-        assert self.results is not None
         reason = self.ask_text("Revert", f"Why revert decision #{decision_id}?")
         if reason is None:
             return
-        try:
-            adj.revert(self.project.engine, self.results.run_id, decision_id, actor=self.reviewer(), reason=reason)
-        except adj.AdjudicationError as exc:
-            self.message.emit(f"Not recorded: {exc}")
-            return
-        self._after(f"Decision #{decision_id} reverted.")
+        engine, actor = self.project.engine, self.reviewer()
+        self._decide(
+            item,
+            lambda results: adj.revert(engine, results.run_id, decision_id, actor=actor, reason=reason),
+            f"Decision #{decision_id} reverted.",
+        )
 
     def _save_grade(self, item: adj.GradingItem, gate: bool, awards: dict[str, int], comment: str) -> None:
-        assert self.results is not None
-        adj.save_grade(
-            self.project.engine,
-            self.results.run_id,
-            item,
-            grader=self.reviewer(),
-            gate_passed=gate,
-            awards=awards,
-            comment=comment,
+        run_id, engine, grader = self.grading_run_id, self.project.engine, self.reviewer()
+        if run_id is None:
+            return
+        position, total = self.grading_view.position + 1, len(self.grading_view.items)
+
+        def save() -> OpChanges:
+            adj.save_grade(engine, run_id, item, grader=grader, gate_passed=gate, awards=awards, comment=comment)
+            return OpChanges(adjudications=frozenset({run_id}))
+
+        CollectionOp(self, save).success(
+            lambda _changes: self.message.emit(f"Grade saved ({position} of {total}).")
+        ).failure(lambda error: self.message.emit(f"Grade not saved: {failure_message(error)}")).run_in_background(
+            initiator=self
         )
-        self.message.emit(f"Grade saved ({self.grading_view.position} of {len(self.grading_view.items)}).")
-        self.changed.emit(self.results.run_id)
+
+    # -- changes made elsewhere --------------------------------------------------------
+    def on_changes(self, changes: OpChanges, initiator: object = None) -> None:
+        results = self.results
+        if initiator is self or results is None:
+            return
+        if results.run_id in changes.adjudications or results.run_id in changes.runs:
+            self.open_queue(results.run_id, self.set_id)
+
+    def _say(self, error: BaseException) -> None:
+        self.message.emit(failure_message(error))
+
+
+def _run_or_latest(engine: Engine, run_id: int | None) -> int:
+    if run_id is not None:
+        return run_id
+    runs = reportable_runs(engine)
+    if not runs:
+        raise NoPass("No pass yet: run one first (Run > Run a pass).")
+    return runs[-1][0]
+
+
+def _sources_html(question: Question | None, index: CorpusIndex) -> str:
+    sources = ""
+    for evidence in question.evidence if question is not None else []:
+        resolution = index.resolve(evidence.source or "", evidence.locator or "")
+        text = (
+            " ".join([s.text for s in resolution.spans] + [", ".join(c.values) for c in resolution.cells])
+            or resolution.reason
+        )
+        sources += f"<p><b>{escape(evidence.claim or '')}</b><br><i>{escape(text[:600])}</i></p>"
+    return sources
 
 
 def _ask(parent: QWidget | None, title: str, prompt: str) -> str | None:

@@ -13,9 +13,9 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gtreview import __version__
+from gtreview.app.sample_project import ensure_sample_project
 from gtreview.logging_setup import configure_logging
 from gtreview.paths import default_project_dir, resources_dir, sample_project_dir
-from gtreview.app.sample_project import ensure_sample_project
 from gtreview.store.project import DB_FILE, Project, ProjectError, open_project
 from gtreview.ui.dialogs.welcome import WelcomeDialog
 from gtreview.ui.main_window import MainWindow

@@ -21,14 +21,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.authoring.pipeline import DraftingCancelled, DraftResult, NothingToSaveError, save_drafts
+from gtreview.app.drafting import AUTHORITY_CONTRACT, draft_new_set, project_contract, set_contract_order
+from gtreview.authoring.authority import AuthorityContract
+from gtreview.authoring.pipeline import DraftingCancelled, DraftResult
 from gtreview.core.rubric import AccessMode
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend
-from gtreview.app.drafting import draft_from_project, project_contract, set_contract_order
 from gtreview.store.project import Project
-from gtreview.ui.workers import Worker
-from gtreview.ui.workers import start as start_worker
+from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, QueryOp, failure_message
 
 
 class DraftDialog(QDialog):
@@ -83,7 +83,6 @@ class DraftController(QObject):
         self.project = project
         self.open_backend: Callable[[str], CompletionBackend] = open_backend
         self._cancel: threading.Event | None = None
-        self._worker: Worker | None = None
 
     @property
     def running(self) -> bool:
@@ -94,27 +93,28 @@ class DraftController(QObject):
             return False
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
 
-        def work() -> tuple[DraftResult, int]:
-            backend = opener(spec)
-            try:
-                result = draft_from_project(
-                    engine,
-                    backend,
-                    n_questions=n_questions,
-                    access_mode=access_mode,
-                    progress=self.progress.emit,
-                    cancel=cancel,
-                )
-            finally:
-                backend.close()
-            try:
-                return result, save_drafts(engine, result, set_name=name, actor=_user())
-            except NothingToSaveError:
-                return result, 0
+        def work() -> OpResult[tuple[DraftResult, int]]:
+            outcome = draft_new_set(
+                engine,
+                spec,
+                n_questions=n_questions,
+                actor=_user(),
+                name=name,
+                access_mode=access_mode,
+                progress=self.progress.emit,
+                cancel=cancel,
+                open_backend=opener,
+            )
+            if outcome.set_id is None:
+                return OpResult((outcome.result, 0))
+            return OpResult((outcome.result, outcome.set_id), OpChanges(sets=frozenset({outcome.set_id})))
 
-        def done(outcome: tuple[DraftResult, int]) -> None:
+        def done(outcome: OpResult[tuple[DraftResult, int]]) -> None:
             self._cancel = None
-            result, set_id = outcome
+            result, set_id = outcome.value
+            if result.cancelled:
+                self.finished.emit("Drafting cancelled; nothing was saved.", 0)
+                return
             flagged = sum(1 for d in result.drafts if d.flagged)
             self.finished.emit(
                 f"Drafted {len(result.drafts)} question(s) ({flagged} flagged, {len(result.failures)} failed) "
@@ -122,28 +122,40 @@ class DraftController(QObject):
                 set_id,
             )
 
-        def failed(reason: str) -> None:
+        def failed(error: BaseException) -> None:
             self._cancel = None
-            cancelled = DraftingCancelled.__name__ in reason
-            self.finished.emit(
-                "Drafting cancelled; nothing was saved." if cancelled else f"Drafting failed: {reason}", 0
-            )
+            if isinstance(error, DraftingCancelled):
+                self.finished.emit("Drafting cancelled; nothing was saved.", 0)
+            else:
+                self.finished.emit(f"Drafting failed: {failure_message(error)}", 0)
 
         self._cancel = cancel
-        self._worker = start_worker(work, done, failed)
+        BackgroundJob(self, op=work, success=done).failure(failed).run_in_background()
         return True
 
     def cancel(self) -> None:
         if self._cancel is not None:
             self._cancel.set()
 
-    def edit_authority(self, parent: QWidget | None = None) -> bool:
-        contract = project_contract(self.project.engine)
-        dialog = AuthorityDialog([(c.key, c.label) for c in contract.classes], parent)
-        if dialog.exec():
-            set_contract_order(self.project.engine, dialog.keys())
-            return True
-        return False
+    def edit_authority(self, parent: QWidget | None = None) -> None:
+        """Read the ranking in a worker, let the expert reorder it, save it in another."""
+        engine = self.project.engine
+
+        def ask(contract: AuthorityContract) -> None:
+            dialog = AuthorityDialog([(c.key, c.label) for c in contract.classes], parent)
+            dialog.accepted.connect(lambda: self._save_authority(dialog.keys()))
+            dialog.open()
+
+        QueryOp(self, op=lambda: project_contract(engine), success=ask).run_in_background()
+
+    def _save_authority(self, keys: list[str]) -> None:
+        engine = self.project.engine
+
+        def save() -> OpChanges:
+            set_contract_order(engine, keys)
+            return OpChanges(settings=frozenset({AUTHORITY_CONTRACT}))
+
+        CollectionOp(self, save).run_in_background(initiator=self)
 
 
 def _user() -> str:

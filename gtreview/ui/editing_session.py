@@ -3,6 +3,10 @@
 The undo stack spans every question of the session, so Ctrl+Z walks back through
 the expert's edits in order, whichever question they were made on. Commands hold a
 shared reference to their question, so a later rename does not orphan them.
+
+Each save is a ``CollectionOp``: it runs in a worker, after any edit still being saved
+(changes run one at a time, in order), and reads the question's id when it runs, so an
+edit typed right after a rename goes to the renamed question.
 """
 
 from __future__ import annotations
@@ -15,14 +19,22 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from sqlalchemy import Engine
 
-from gtreview.core.jsonpath import Path
 from gtreview.app import editing
+from gtreview.core.jsonpath import Path
+from gtreview.ui.ops import CollectionOp, OpChanges, OpResult, failure_message
 
 
 @dataclass
 class QuestionRef:
     set_id: int
     qid: str
+
+
+@dataclass(frozen=True)
+class _Saved:
+    old_qid: str
+    qid: str
+    version: int
 
 
 class EditSession(QObject):
@@ -44,30 +56,55 @@ class EditSession(QObject):
         """Push (and so apply and save) one field edit."""
         self.undo_stack.push(_EditCommand(self, self.ref(set_id, qid), path, old, new, label))
 
-    def apply(self, ref: QuestionRef, path: Path, value: Any) -> bool:
-        try:
-            result = editing.apply_edit(self.engine, ref.set_id, ref.qid, path, value, author=self.author())
-        except editing.EditError as exc:
-            self.failed.emit(str(exc))
-            return False
-        if path == ("id",) and isinstance(value, str) and value != ref.qid:
-            old = ref.qid
-            self._refs.pop((ref.set_id, old), None)
-            ref.qid = value
-            self._refs[(ref.set_id, value)] = ref
-            self.renamed.emit(ref.set_id, old, value)
-        self.saved.emit(ref.set_id, ref.qid, result.version)
-        return True
+    def apply(self, ref: QuestionRef, path: Path, value: Any, refused: Callable[[], None] | None = None) -> None:
+        """Save ``value`` at ``path`` in the background; ``refused`` runs if it is not saved."""
+        engine, author, set_id = self.engine, self.author(), ref.set_id
+
+        def save() -> OpResult[_Saved]:
+            qid = ref.qid  # as it is now: earlier edits (a rename) have been applied
+            result = editing.apply_edit(engine, set_id, qid, path, value, author=author)
+            new_qid = value if path == ("id",) and isinstance(value, str) else qid
+            changes = OpChanges.of_questions(set_id, new_qid)
+            if new_qid != qid:
+                changes = changes | OpChanges(sets=frozenset({set_id}))
+            return OpResult(_Saved(qid, new_qid, result.version), changes)
+
+        def done(result: OpResult[_Saved]) -> None:
+            saved = result.value
+            if saved.qid != saved.old_qid:
+                self._refs.pop((set_id, saved.old_qid), None)
+                ref.qid = saved.qid
+                self._refs[(set_id, saved.qid)] = ref
+                self.renamed.emit(set_id, saved.old_qid, saved.qid)
+            self.saved.emit(set_id, saved.qid, saved.version)
+
+        def failed(error: BaseException) -> None:
+            if refused is not None:
+                refused()
+            self.failed.emit(failure_message(error))
+
+        CollectionOp(self, save).success(done).failure(failed).run_in_background(initiator=self)
 
 
 class _EditCommand(QUndoCommand):
     def __init__(self, session: EditSession, ref: QuestionRef, path: Path, old: Any, new: Any, label: str) -> None:
         super().__init__(f"{ref.qid}: {label}")
         self.session, self.ref, self.path, self.old, self.new = session, ref, path, old, new
+        self.refused = False
 
     def redo(self) -> None:
-        if not self.session.apply(self.ref, self.path, self.new):
-            self.setObsolete(True)  # nothing was saved: do not keep an undo step for it
+        if not self.refused:
+            self.session.apply(self.ref, self.path, self.new, self._refuse)
 
     def undo(self) -> None:
-        self.session.apply(self.ref, self.path, self.old)
+        if not self.refused:
+            self.session.apply(self.ref, self.path, self.old)
+
+    def _refuse(self) -> None:
+        """Nothing was saved: no undo step for it (an obsolete step does nothing and the
+        stack drops it when it is reached; on top, which is where it usually is, at once)."""
+        self.refused = True
+        self.setObsolete(True)
+        stack = self.session.undo_stack
+        if stack.index() > 0 and stack.command(stack.index() - 1) is self:
+            stack.undo()

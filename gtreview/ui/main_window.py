@@ -17,13 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gtreview.app import review
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.runs.plan import PassConfig
-from gtreview.app import editing, question_calibration, review, workflow
-from gtreview.app.corpus_review import set_synonym_confirmed
-from gtreview.app.results import reportable_runs
 from gtreview.store import runs_repo, sets_repo
-from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project
 from gtreview.store.settings_repo import JUDGE_SPEC, get_setting
 from gtreview.ui.adjudication_controller import AdjudicationController
@@ -32,10 +29,13 @@ from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.draft_controller import DraftController, DraftDialog
 from gtreview.ui.editing_session import EditSession
 from gtreview.ui.menus import build_menus
+from gtreview.ui.ops import LatestQuery, OpChanges, OpHub, QueryOp
 from gtreview.ui.pages import PagesMixin
+from gtreview.ui.project_index import SharedIndex
+from gtreview.ui.question_controller import QuestionController, ReviewWidgets
+from gtreview.ui.results_controller import ResultsController
 from gtreview.ui.review_controller import ReviewController, ask_comment_dialog
 from gtreview.ui.run_controller import RunController
-from gtreview.ui.widgets import html
 from gtreview.ui.widgets.corpus_view import CorpusView
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
 from gtreview.ui.widgets.history_view import HistoryView
@@ -52,15 +52,17 @@ UNREVIEWED = frozenset(
 
 
 class MainWindow(PagesMixin, QMainWindow):
+    """Assembles the parts; every read and change goes through the window's ``ops`` hub,
+    whose ``changes_applied`` tells each part what changed."""
+
     open_project_requested = Signal(object)  # Path
 
     def __init__(self, project: Project, settings: QSettings | None = None) -> None:
         super().__init__()
         self.project = project
         self.settings = settings or QSettings()
-        self.set_id: int | None = None
-        self.qid: str | None = None
-        self.index = review.corpus_index(project.engine)
+        self.ops = OpHub(self)
+        self.index = SharedIndex(project.engine)
         self.session = EditSession(project.engine, self.reviewer_name, self)
         self.controller = ReviewController(
             project, lambda: (self.set_id, self.qid), self.reviewer_name, ask_comment_dialog(self), self
@@ -72,9 +74,7 @@ class MainWindow(PagesMixin, QMainWindow):
         self.editor = QuestionEditor()
         self.fixtures = FixtureEditor()
         self.history = HistoryView()
-        self.history.diff_provider = self._diff
         self.source_pane = SourcePane()
-        self.source_pane.set_index(self.index)
         self.tabs = QTabWidget()
         for widget, title in (
             (self.question_view, "&Question"),
@@ -83,6 +83,20 @@ class MainWindow(PagesMixin, QMainWindow):
             (self.history, "&History"),
         ):
             self.tabs.addTab(widget, title)
+        self.questions = QuestionController(
+            project.engine,
+            self.index,
+            ReviewWidgets(
+                self.question_list,
+                self.question_view,
+                self.editor,
+                self.fixtures,
+                self.history,
+                self.source_pane,
+                self.tabs,
+            ),
+            self,
+        )
         self.status_label = QLabel()
         self.statusBar().addPermanentWidget(self.status_label, 1)
 
@@ -94,14 +108,9 @@ class MainWindow(PagesMixin, QMainWindow):
         self.pages.addWidget(self.work_splitter)
         self.pages.addWidget(self.runs_view)
         self.results_view = ResultsView()
+        self.results = ResultsController(project.engine, self.results_view, lambda: self.set_id, self)
         self.pages.addWidget(self.results_view)
         self.draft_controller = DraftController(project, self)
-        self.draft_controller.progress.connect(
-            lambda stage, done, total: self.statusBar().showMessage(
-                f"Drafting: {stage} {done}/{total} (Run > Cancel drafting)"
-            )
-        )
-        self.draft_controller.finished.connect(self._drafting_finished)
         self.corpus_view = CorpusView()
         self.pages.addWidget(self.corpus_view)
         self.adjudication = AdjudicationController(project, self.index, self.reviewer_name, self)
@@ -111,35 +120,48 @@ class MainWindow(PagesMixin, QMainWindow):
         self.work_splitter.setStretchFactor(1, 3)
         self.main_splitter.setStretchFactor(1, 4)
         self.setCentralWidget(self.main_splitter)
-
-        self.navigator.set_selected.connect(self.open_set)
-        self.navigator.runs_selected.connect(self.show_runs)
-        self.navigator.corpus_selected.connect(self.show_corpus)
-        self.corpus_view.synonym_toggled.connect(
-            lambda canonical, forms, on: set_synonym_confirmed(self.project.engine, canonical, forms, on)
-        )
-        self.adjudication.message.connect(lambda message: self.statusBar().showMessage(message, 8000))
-        self.navigator.run_selected.connect(self.show_results)
-        self.results_view.run_selected.connect(self.show_results)
-        self.runs_view.table.cellDoubleClicked.connect(
-            lambda row, _c: self.show_results(int(self.runs_view.table.item(row, 0).text()))
-        )
-        self.run_controller.event.connect(self.runs_view.show_event)
-        self.run_controller.finished.connect(self._pass_finished)
-        self.runs_view.cancel_requested.connect(self.run_controller.cancel)
-        self.question_list.question_selected.connect(self.show_question)
-        self.editor.edit_requested.connect(self._edit)
-        self.fixtures.edit_requested.connect(self._edit)
-        self.session.saved.connect(self._saved)
-        self.session.renamed.connect(self._renamed)
-        self.session.failed.connect(self._save_failed)
-        self.controller.changed.connect(self._review_changed)
-        self.controller.calibrated.connect(self._calibrated)
-        self.controller.message.connect(lambda message: self.statusBar().showMessage(message, 10000))
+        self._overview = LatestQuery(self)
+        self._runs = LatestQuery(self)
+        self._connect()
         self.menu_actions = build_menus(self)
         self._restore_layout()
         self.setWindowTitle(f"gtreview — {project.folder}")
+        self._update_status()
         self.refresh()
+
+    def _connect(self) -> None:
+        say = self._say
+        self.ops.notice.connect(lambda message: say(message, 10000))
+        for part in (self.questions, self.adjudication, self.results):
+            self.ops.changes_applied.connect(part.on_changes)
+        self.ops.changes_applied.connect(self._changes_applied)
+        self.navigator.set_selected.connect(self.open_set)
+        self.navigator.runs_selected.connect(self.show_runs)
+        self.navigator.corpus_selected.connect(self.show_corpus)
+        self.navigator.run_selected.connect(self.show_results)
+        self.corpus_view.synonym_toggled.connect(self.confirm_synonym)
+        self.adjudication.message.connect(lambda message: say(message, 8000))
+        self.results.message.connect(lambda message: say(message, 4000))
+        self.results.opened.connect(lambda _run: self.pages.setCurrentWidget(self.results_view))
+        self.runs_view.table.cellDoubleClicked.connect(lambda row, _c: self._open_run_row(row))
+        self.run_controller.progressed.connect(self.runs_view.show_event)
+        self.run_controller.finished.connect(self._pass_finished)
+        self.runs_view.cancel_requested.connect(self.run_controller.cancel)
+        self.draft_controller.progress.connect(
+            lambda stage, done, total: say(f"Drafting: {stage} {done}/{total} (Run > Cancel drafting)")
+        )
+        self.draft_controller.finished.connect(self._drafting_finished)
+        self.editor.edit_requested.connect(self._edit)
+        self.fixtures.edit_requested.connect(self._edit)
+        self.session.saved.connect(self._saved)
+        self.session.renamed.connect(self.questions.renamed)
+        self.session.failed.connect(self._save_failed)
+        self.questions.status_changed.connect(self._update_status)
+        self.questions.set_opened.connect(self.navigator.select_set)
+        self.controller.message.connect(lambda message: say(message, 10000))
+
+    def _say(self, message: str, timeout: int = 0) -> None:
+        self.statusBar().showMessage(message, timeout)
 
     @staticmethod
     def _splitter(orientation: Qt.Orientation, first: QWidget, second: QWidget) -> QSplitter:
@@ -147,6 +169,19 @@ class MainWindow(PagesMixin, QMainWindow):
         splitter.addWidget(first)
         splitter.addWidget(second)
         return splitter
+
+    def _open_run_row(self, row: int) -> None:
+        item = self.runs_view.table.item(row, 0)
+        if item is not None:
+            self.show_results(int(item.text()))
+
+    @property
+    def set_id(self) -> int | None:
+        return self.questions.set_id
+
+    @property
+    def qid(self) -> str | None:
+        return self.questions.qid
 
     # -- who is reviewing ------------------------------------------------------
     def reviewer_name(self) -> str:
@@ -164,29 +199,50 @@ class MainWindow(PagesMixin, QMainWindow):
 
     # -- loading ---------------------------------------------------------------
     def refresh(self) -> None:
-        sets = sets_repo.list_sets(self.project.engine)
-        signoffs = {s.id: workflow.signoffs(self.project.engine, s.id) for s in sets}
-        self.navigator.populate(
-            list_documents(self.project.engine), sets, signoffs, reportable_runs(self.project.engine)
-        )
-        if sets and self.set_id is None:
-            self.open_set(sets[0].id)
+        """The navigator, read in a worker; the first set opens on the first read."""
+        engine = self.project.engine
+
+        def show(overview: review.ProjectOverview) -> None:
+            self.navigator.populate(overview.documents, overview.sets, overview.signoffs, overview.runs)
+            if overview.sets and self.set_id is None:
+                self.open_set(overview.sets[0].id)
+            elif self.set_id is not None:
+                self.navigator.select_set(self.set_id)
+
+        self._overview.run(lambda: review.project_overview(engine), show)
 
     def show_runs(self) -> None:
-        self.runs_view.show_runs(runs_repo.list_runs(self.project.engine))
         self.pages.setCurrentWidget(self.runs_view)
+        self._reload_runs()
+
+    def _reload_runs(self) -> None:
+        engine = self.project.engine
+        self._runs.run(lambda: runs_repo.list_runs(engine), self.runs_view.show_runs)
 
     def start_pass(self) -> None:
         if self.set_id is None or self.run_controller.running:
-            self.statusBar().showMessage("Open a set first; one pass runs at a time.", 5000)
+            self._say("Open a set first; one pass runs at a time.", 5000)
             return
-        name = next((s.name for s in sets_repo.list_sets(self.project.engine) if s.id == self.set_id), "set")
-        judge = get_setting(self.project.engine, JUDGE_SPEC) or str(
-            self.settings.value("preferences/default_judge", "") or ""
-        )
-        dialog = RunDialog(name, judge, self)
-        if dialog.exec() and dialog.config is not None:
-            self.start_configured_pass(dialog.config)
+        engine, set_id = self.project.engine, self.set_id
+        default_judge = str(self.settings.value("preferences/default_judge", "") or "")
+
+        def ask(found: tuple[str, str]) -> None:
+            name, judge = found
+            dialog = RunDialog(name, judge or default_judge, self)
+
+            def start() -> None:
+                if dialog.config is not None:
+                    self.start_configured_pass(dialog.config)
+
+            dialog.accepted.connect(start)
+            dialog.open()
+
+        def read() -> tuple[str, str]:
+            name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "set")
+            judge = get_setting(engine, JUDGE_SPEC)
+            return name, judge if isinstance(judge, str) else ""
+
+        QueryOp(self, op=read, success=ask).run_in_background()
 
     def start_configured_pass(self, config: PassConfig) -> None:
         assert self.set_id is not None
@@ -205,96 +261,43 @@ class MainWindow(PagesMixin, QMainWindow):
             )
 
     def _drafting_finished(self, message: str, set_id: int) -> None:
-        self.statusBar().showMessage(message, 15000)
+        self._say(message, 15000)
         if set_id:
-            self.refresh()
             self.open_set(set_id)
 
     def _pass_finished(self, message: str) -> None:
         self.refresh()
         self.runs_view.finished(message)
-        self.runs_view.show_runs(runs_repo.list_runs(self.project.engine))
-        self.statusBar().showMessage(message, 10000)
+        self._reload_runs()
+        self._say(message, 10000)
 
     def open_set(self, set_id: int) -> None:
         self.pages.setCurrentWidget(self.work_splitter)
-        self.editor.commit_pending()
-        self.set_id = set_id
-        self.qid = None
-        self.question_list.set_rows(review.question_rows(self.project.engine, set_id))
-        self.navigator.select_set(set_id)
-        self._update_status()
+        self.questions.open_set(set_id)
 
     def show_question(self, qid: str) -> None:
-        if self.set_id is None:
-            return
-        same = qid == self.qid
-        if not same:
-            self.editor.commit_pending()  # belongs to the question being left
-        self.qid = qid
-        detail = review.question_detail(self.project.engine, self.index, self.set_id, qid)
-        content = detail.question.to_json_dict()
-        self.question_view.setHtml(
-            html.question_html(detail.question, detail.review_status.value, detail.version, detail.findings)
-        )
-        self.editor.load(content, same_question=same)
-        self.fixtures.load(content, question_calibration.latest_calibration(self.project.engine, self.set_id, qid))
-        retired = detail.review_status is sets_repo.ReviewStatus.RETIRED
-        self.editor.setEnabled(not retired)  # retired questions stay as they were retired
-        self.fixtures.setEnabled(not retired)
-        self.history.show_history(
-            workflow.history(self.project.engine, self.set_id, qid),
-            sets_repo.list_versions(self.project.engine, self.set_id, qid),
-        )
-        if not same:
-            self.source_pane.show_evidence(detail.question.evidence, detail.evidence)
-
-    def _diff(self, old: int, new: int) -> str:
-        if self.set_id is None or self.qid is None:
-            return ""
-        return editing.diff_versions(self.project.engine, self.set_id, self.qid, old, new)
+        self.questions.show_question(qid)
 
     # -- edits and review actions -----------------------------------------------
     def _edit(self, path: JsonPath, old: Any, new: Any, label: str) -> None:
-        if self.set_id is not None and self.qid is not None:
-            self.session.edit(self.set_id, self.qid, path, old, new, label)
+        shown = self.questions.shown  # the question whose content the editor holds
+        if shown is not None:
+            self.session.edit(shown[0], shown[1], path, old, new, label)
 
     def _saved(self, set_id: int, qid: str, version: int) -> None:
         if set_id != self.set_id:
             return
-        self.question_list.model.update_row(qid, review.question_row(self.project.engine, set_id, qid))
         if qid != self.qid:
             self.question_list.select(qid)  # an undo on another question shows that question
-        else:
-            self.show_question(qid)
-        self.statusBar().showMessage(f"Saved {qid} as version {version}.", 4000)
-        self._update_status()
+        self._say(f"Saved {qid} as version {version}.", 4000)
 
     def _save_failed(self, message: str) -> None:
-        self.statusBar().showMessage(f"Not saved: {message}", 10000)
-        if self.qid is not None:
-            self.show_question(self.qid)  # show what is actually saved
+        self._say(f"Not saved: {message}", 10000)
+        self.questions.reload_shown()  # show what is actually saved
 
-    def _renamed(self, set_id: int, old: str, new: str) -> None:
-        if set_id == self.set_id:
-            if self.qid == old:
-                self.qid = new
-            self.question_list.set_rows(review.question_rows(self.project.engine, set_id))
-            self.question_list.select(new)
-
-    def _review_changed(self, set_id: int, qid: str) -> None:
-        if set_id != self.set_id:
-            return
-        if qid:
-            self.question_list.model.update_row(qid, review.question_row(self.project.engine, set_id, qid))
-            self.show_question(qid)
-        else:  # a set-level action (sign-off)
-            self.refresh()
-        self._update_status()
-
-    def _calibrated(self, set_id: int, qids: list[str]) -> None:
-        if set_id == self.set_id and self.qid in qids:
-            self.show_question(self.qid)
+    def _changes_applied(self, changes: OpChanges, _initiator: object = None) -> None:
+        if changes.sets or changes.runs or changes.corpus:
+            self.refresh()  # set names and counts, sign-offs, passes, documents
 
     # -- navigation --------------------------------------------------------------
     def go_next(self, step: int = 1) -> None:
@@ -302,20 +305,11 @@ class MainWindow(PagesMixin, QMainWindow):
 
     def go_next_unreviewed(self) -> None:
         if not self.question_list.select_next(lambda row: row.review_status in UNREVIEWED):
-            self.statusBar().showMessage("Every question has been reviewed.", 5000)
+            self._say("Every question has been reviewed.", 5000)
 
     def _update_status(self) -> None:
-        if self.set_id is None:
-            self.status_label.setText(f"Project {self.project.folder} | no benchmark set")
-            return
-        rows = self.question_list.model.rows()
-        counts = review.status_counts(rows)
-        name = next((s.name for s in sets_repo.list_sets(self.project.engine) if s.id == self.set_id), "")
-        summary = " · ".join(f"{status.value.replace('_', ' ')} {count}" for status, count in counts.items())
-        signoffs = workflow.signoffs(self.project.engine, self.set_id)
-        signed = f" | signed off #{signoffs[-1].number}" if signoffs else ""
         self.status_label.setText(
-            f"Project {self.project.folder} | Set: {name}{signed} | {len(rows)} questions: {summary} | reviewer {self.reviewer_name()}"
+            f"Project {self.project.folder} | {self.questions.status_text()} | reviewer {self.reviewer_name()}"
         )
 
     # -- window state -------------------------------------------------------------
@@ -342,6 +336,9 @@ class MainWindow(PagesMixin, QMainWindow):
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.editor.commit_pending()
+        self.ops.drain()  # every edit asked for is saved before the project closes
+        self.run_controller.cancel()  # what a pass or a draft finished is stored; running again resumes
+        self.draft_controller.cancel()
         self.settings.setValue("main_window/geometry", self.saveGeometry())
         self.settings.setValue("main_window/size", self.size())
         for key, splitter in self._splitters().items():

@@ -11,9 +11,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
 from gtreview import __version__
-from gtreview.logging_setup import log_path
 from gtreview.app.question_calibration import approval_requires_calibration
+from gtreview.logging_setup import log_path
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, JUDGE_SPEC, get_setting, set_setting
+from gtreview.ui.ops import CollectionOp, OpChanges, QueryOp
 
 if TYPE_CHECKING:
     from gtreview.ui.main_window import MainWindow
@@ -86,8 +87,8 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["calibrate_set"] = _action(window, review_menu, "Calibrate &set", "Ctrl+Shift+K", controller.calibrate_set)
     require = _action(window, review_menu, "Require calibration before approval", None, lambda: None)
     require.setCheckable(True)
-    require.setChecked(approval_requires_calibration(window.project.engine))
-    require.toggled.connect(lambda on: set_setting(window.project.engine, APPROVAL_REQUIRES_CALIBRATION, on))
+    require.toggled.connect(lambda on: _save_setting(window, APPROVAL_REQUIRES_CALIBRATION, on))
+    _show_requirement(window, require)
     actions["require_calibration"] = require
     review_menu.addSeparator()
     actions["sign_off"] = _action(window, review_menu, "Sign &off set…", "Ctrl+Shift+S", controller.sign_off)
@@ -197,13 +198,42 @@ def _ask_reviewer(window: MainWindow) -> None:
         window.set_reviewer_name(name)
 
 
+def _show_requirement(window: MainWindow, action: QAction) -> None:
+    """Tick the action as the project says, unless the expert has toggled it meanwhile."""
+    engine = window.project.engine
+
+    def show(required: bool) -> None:
+        if not getattr(action, "touched", False):
+            action.blockSignals(True)
+            action.setChecked(required)
+            action.blockSignals(False)
+
+    action.toggled.connect(lambda _on: setattr(action, "touched", True))
+    QueryOp(window, op=lambda: approval_requires_calibration(engine), success=show).run_in_background()
+
+
+def _save_setting(window: MainWindow, key: str, value: object) -> None:
+    engine = window.project.engine
+
+    def save() -> OpChanges:
+        set_setting(engine, key, value)
+        return OpChanges(settings=frozenset({key}))
+
+    CollectionOp(window, save).run_in_background(initiator=window)
+
+
 def _ask_judge(window: MainWindow) -> None:
-    current = get_setting(window.project.engine, JUDGE_SPEC) or ""
-    spec, ok = QInputDialog.getText(
-        window, "Judge model", "Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):", text=current
-    )
-    if ok:
-        set_setting(window.project.engine, JUDGE_SPEC, spec.strip())
+    engine = window.project.engine
+
+    def ask(current: object) -> None:
+        dialog = QInputDialog(window)
+        dialog.setWindowTitle("Judge model")
+        dialog.setLabelText("Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):")
+        dialog.setTextValue(current if isinstance(current, str) else "")
+        dialog.textValueSelected.connect(lambda spec: _save_setting(window, JUDGE_SPEC, spec.strip()))
+        dialog.open()
+
+    QueryOp(window, op=lambda: get_setting(engine, JUDGE_SPEC) or "", success=ask).run_in_background()
 
 
 def _open_project(window: MainWindow) -> None:

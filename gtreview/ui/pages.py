@@ -1,114 +1,110 @@
 """The main window's pages beyond reviewing: results, corpus exploration, adjudication.
 
 A mixin of MainWindow, kept apart so that the window module only assembles parts.
+Every page reads in a worker and is turned to once it has something to show.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QWidget
 
-from gtreview.results.analysis import analyse
-from gtreview.results.loader import load_run_results
-from gtreview.report.run_report import write_run_report
-from gtreview.app.adjudication import agreement_report
-from gtreview.app.corpus_review import inventory_with_confirmations
-from gtreview.app.results import ResultsBundle, load_results, reportable_runs
-from gtreview.ui.widgets.results_view import leaderboard_rows
-from gtreview.ui.workers import start as start_worker
+from gtreview.app.corpus_review import CONFIRMED_SYNONYMS, inventory_with_confirmations, set_synonym_confirmed
+from gtreview.app.reports import write_report
+from gtreview.corpus.inventory import CorpusInventory
+from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, QueryOp, failure_message
 
 
 class PagesMixin:
-    """Expects the MainWindow attributes it uses (project, pages, views, status bar)."""
+    """Expects the MainWindow attributes it uses (project, pages, views, controllers, status bar)."""
 
     project: Any
-    set_id: int | None
     pages: Any
+    results: Any  # ResultsController
     results_view: Any
     corpus_view: Any
     adjudication: Any
 
     statusBar: Any  # provided by QMainWindow (the mixin comes first in the bases)
 
+    @property
+    def results_run_id(self) -> int | None:
+        run_id: int | None = self.results.run_id
+        return run_id
+
+    @property
+    def set_id(self) -> int | None:  # the window's: the set of the question page
+        raise NotImplementedError
+
+    @property
+    def _widget(self) -> QWidget:
+        """The window this mixin is part of, as the parent of its dialogs and operations."""
+        return cast(QWidget, self)
+
     def show_results(self, run_id: int) -> None:
         """Analyse a pass in a worker and show it; the leaderboard compares every pass."""
-        engine, set_id = self.project.engine, self.set_id
-        self.statusBar().showMessage(f"Analysing run {run_id}…")
-
-        def done(bundle: ResultsBundle) -> None:
-            self.results_run_id = run_id
-            self.results_view.set_runs(reportable_runs(engine), run_id)
-            self.results_view.show_results(bundle.results, bundle.analysis, bundle.status)
-            self.results_view.set_leaderboard(leaderboard_rows(bundle.leaderboard))
-            self.pages.setCurrentWidget(self.results_view)
-            self.statusBar().showMessage(f"Run {run_id} analysed.", 4000)
-
-        self._results_worker = start_worker(
-            lambda: load_results(engine, run_id, set_id),
-            done,
-            lambda reason: self.statusBar().showMessage(f"Cannot show run {run_id}: {reason}", 10000),
-        )
+        self.results.show_results(run_id)
 
     def export_report(self, path: Path | None = None) -> None:
-        run_id = getattr(self, "results_run_id", None)
+        run_id = self.results_run_id
         if run_id is None:
             self.statusBar().showMessage("Open a pass's results first (Runs in the navigator).", 5000)
             return
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self, "Export report", f"run-{run_id}.pdf", "PDF (*.pdf)")
+            chosen, _ = QFileDialog.getSaveFileName(self._widget, "Export report", f"run-{run_id}.pdf", "PDF (*.pdf)")
             if not chosen:
                 return
             path = Path(chosen)
-        engine = self.project.engine
-        target = path
+        engine, target = self.project.engine, path
+        shown, analysis = self.results_view.results, self.results_view.analysis
+        if shown is None or shown.run_id != run_id or self.results.stale:
+            shown, analysis = None, None  # only the figures on screen when they are this run's and current
 
         def work() -> Path:
-            results = load_run_results(engine, run_id)
-            return write_run_report(
-                results, analyse(results), target, agreement=agreement_report(engine, run_id, results=results)
-            )
+            return write_report(engine, run_id, target, results=shown, analysis=analysis).path
 
-        self._report_worker = start_worker(
-            work,
-            lambda out: self.statusBar().showMessage(f"Wrote {out}", 10000),
-            lambda reason: self.statusBar().showMessage(f"Report failed: {reason}", 10000),
-        )
+        self.statusBar().showMessage(f"Writing the report of run {run_id}…")
+        BackgroundJob(
+            self._widget, op=work, success=lambda out: self.statusBar().showMessage(f"Wrote {out}", 10000)
+        ).failure(
+            lambda error: self.statusBar().showMessage(f"Report failed: {failure_message(error)}", 10000)
+        ).run_in_background()
 
     def show_corpus(self) -> None:
         """The corpus exploration report, computed in a worker (a few seconds on large corpora)."""
         engine = self.project.engine
         self.statusBar().showMessage("Exploring the corpus…")
 
-        def done(inventory: object) -> None:
-            self.corpus_view.show_inventory(inventory)  # type: ignore[arg-type]
+        def done(inventory: CorpusInventory) -> None:
+            self.corpus_view.show_inventory(inventory)
             self.pages.setCurrentWidget(self.corpus_view)
             self.statusBar().showMessage("Corpus explored.", 4000)
 
-        self._corpus_worker = start_worker(
-            lambda: inventory_with_confirmations(engine),
-            done,
-            lambda reason: self.statusBar().showMessage(f"Cannot explore the corpus: {reason}", 10000),
-        )
+        QueryOp(self._widget, op=lambda: inventory_with_confirmations(engine), success=done).failure(
+            lambda error: self.statusBar().showMessage(f"Cannot explore the corpus: {failure_message(error)}", 10000)
+        ).run_in_background()
 
-    def _run_for_expert(self) -> int | None:
-        run_id = getattr(self, "results_run_id", None)
-        if run_id is None:
-            runs = reportable_runs(self.project.engine)
-            run_id = runs[-1][0] if runs else None
-        if run_id is None:
-            self.statusBar().showMessage("No pass yet: run one first (Run > Run a pass).", 5000)
-        return run_id
+    def confirm_synonym(self, canonical: str, forms: list[str], confirmed: bool) -> None:
+        engine = self.project.engine
+
+        def save() -> OpChanges:
+            set_synonym_confirmed(engine, canonical, forms, confirmed)
+            return OpChanges(settings=frozenset({CONFIRMED_SYNONYMS}))
+
+        CollectionOp(self._widget, save).run_in_background(initiator=self.corpus_view)
 
     def show_adjudication(self) -> None:
-        run_id = self._run_for_expert()
-        if run_id is not None:
-            self.adjudication.open_queue(run_id, self.set_id)
-            self.pages.setCurrentWidget(self.adjudication.queue_view)
+        self.statusBar().showMessage("Reading the adjudication queue…")
+        self.adjudication.open_queue(self.results_run_id, self.set_id, self._turn_to(self.adjudication.queue_view))
 
     def show_grading(self) -> None:
-        run_id = self._run_for_expert()
-        if run_id is not None:
-            self.adjudication.open_grading(run_id)
-            self.pages.setCurrentWidget(self.adjudication.grading_view)
+        self.adjudication.open_grading(self.results_run_id, opened=self._turn_to(self.adjudication.grading_view))
+
+    def _turn_to(self, page: Any) -> Any:
+        def turn() -> None:
+            self.pages.setCurrentWidget(page)
+            self.statusBar().clearMessage()
+
+        return turn

@@ -1,7 +1,8 @@
 """Review actions (approve, request changes, retire, sign off) with their dialogs.
 
-Each slot asks for what the action needs (a comment, a confirmation), calls one
-workflow service, and reports the outcome; the rules live in the service.
+Each slot asks for what the action needs (a comment, a confirmation) and hands one
+workflow call to a ``CollectionOp``; the rules live in the workflow, and the window
+refreshes what the op says changed.
 """
 
 from __future__ import annotations
@@ -10,17 +11,16 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
+from sqlalchemy import Engine
 
-from gtreview.inference.backend import CompletionBackend
-from gtreview.judging.calibration import QuestionCalibration
 from gtreview.app import workflow
-from gtreview.app.question_calibration import calibrate_questions
-from gtreview.app.workflow import WorkflowError
-from gtreview.store import sets_repo
+from gtreview.app.question_calibration import calibrate_set
+from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.factory import open_backend
+from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store.project import Project
 from gtreview.store.settings_repo import JUDGE_SPEC, get_setting, set_setting
-from gtreview.ui.workers import Worker
-from gtreview.ui.workers import start as start_worker
+from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, QueryOp, failure_message
 
 CommentAsker = Callable[[str, str], "str | None"]
 
@@ -34,7 +34,6 @@ def ask_comment_dialog(parent: QWidget) -> CommentAsker:
 
 
 class ReviewController(QObject):
-    changed = Signal(int, str)  # set id, question id (empty for the whole set)
     message = Signal(str)
     calibrated = Signal(int, list)  # set id, question ids
 
@@ -51,33 +50,37 @@ class ReviewController(QObject):
         self.current = current
         self.reviewer = reviewer
         self.ask_comment = ask_comment
-        self.open_backend: Callable[[str], CompletionBackend] = _open_backend
+        self.open_backend: Callable[[str], CompletionBackend] = open_backend
         self.busy = False
-        self._worker: Worker | None = None
 
     def _run(self, verb: str, action: Callable[[int, str], None]) -> None:
         set_id, qid = self.current()
         if set_id is None or qid is None:
             self.message.emit("Select a question first.")
             return
-        try:
-            action(set_id, qid)
-        except WorkflowError as exc:
-            self.message.emit(f"Cannot {verb} {qid}: {exc}")
-            return
-        self.message.emit(f"{qid}: {verb} recorded by {self.reviewer()}.")
-        self.changed.emit(set_id, qid)
+        reviewer = self.reviewer()
 
-    def start_review(self) -> None:
-        self._run(
-            "start review of", lambda s, q: workflow.start_review(self.project.engine, s, q, reviewer=self.reviewer())
+        def act() -> OpChanges:
+            action(set_id, qid)
+            return OpChanges.of_questions(set_id, qid)
+
+        CollectionOp(self, act).success(
+            lambda _changes: self.message.emit(f"{qid}: {verb} recorded by {reviewer}.")
+        ).failure(lambda error: self.message.emit(f"Cannot {verb} {qid}: {failure_message(error)}")).run_in_background(
+            initiator=self
         )
 
+    def start_review(self) -> None:
+        engine, reviewer = self.project.engine, self.reviewer()
+        self._run("start review of", lambda s, q: workflow.start_review(engine, s, q, reviewer=reviewer))
+
     def approve(self) -> None:
-        self._run("approve", lambda s, q: workflow.approve(self.project.engine, s, q, reviewer=self.reviewer()))
+        engine, reviewer = self.project.engine, self.reviewer()
+        self._run("approve", lambda s, q: workflow.approve(engine, s, q, reviewer=reviewer))
 
     def reopen(self) -> None:
-        self._run("reopen", lambda s, q: workflow.reopen(self.project.engine, s, q, reviewer=self.reviewer()))
+        engine, reviewer = self.project.engine, self.reviewer()
+        self._run("reopen", lambda s, q: workflow.reopen(engine, s, q, reviewer=reviewer))
 
     def request_changes(self) -> None:
         self._with_comment("request changes on", "What should change?", workflow.request_changes)
@@ -90,7 +93,8 @@ class ReviewController(QObject):
         comment = self.ask_comment(f"{verb.capitalize()} {qid or ''}".strip(), prompt)
         if comment is None:
             return
-        self._run(verb, lambda s, q: action(self.project.engine, s, q, reviewer=self.reviewer(), comment=comment))
+        engine, reviewer = self.project.engine, self.reviewer()
+        self._run(verb, lambda s, q: action(engine, s, q, reviewer=reviewer, comment=comment))
 
     def sign_off(self) -> None:
         set_id, _ = self.current()
@@ -99,29 +103,23 @@ class ReviewController(QObject):
         comment = self.ask_comment("Sign off the set", "Sign-off note (the set is frozen as it is now):")
         if comment is None:
             return
-        try:
-            signed = workflow.sign_off(self.project.engine, set_id, reviewer=self.reviewer(), comment=comment)
-        except WorkflowError as exc:
-            self.message.emit(f"Cannot sign off: {exc}")
-            return
-        self.message.emit(
-            f"Signed off as #{signed.number}: {signed.question_count} questions, hash {signed.content_hash[:12]}…"
-        )
-        self.changed.emit(set_id, "")
+        engine, reviewer = self.project.engine, self.reviewer()
+
+        def sign() -> OpResult[workflow.SignoffInfo]:
+            signed = workflow.sign_off(engine, set_id, reviewer=reviewer, comment=comment)
+            return OpResult(signed, OpChanges(sets=frozenset({set_id})))
+
+        def done(result: OpResult[workflow.SignoffInfo]) -> None:
+            signed = result.value
+            self.message.emit(
+                f"Signed off as #{signed.number}: {signed.question_count} questions, hash {signed.content_hash[:12]}…"
+            )
+
+        CollectionOp(self, sign).success(done).failure(
+            lambda error: self.message.emit(f"Cannot sign off: {failure_message(error)}")
+        ).run_in_background(initiator=self)
 
     # -- calibration -------------------------------------------------------------
-    def judge_spec(self) -> str | None:
-        spec = get_setting(self.project.engine, JUDGE_SPEC)
-        if isinstance(spec, str) and spec.strip():
-            return spec
-        answer = self.ask_comment(
-            "Judge model", "Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):"
-        )
-        if answer is None or not answer.strip():
-            return None
-        set_setting(self.project.engine, JUDGE_SPEC, answer.strip())
-        return answer.strip()
-
     def calibrate_question(self) -> None:
         set_id, qid = self.current()
         if set_id is not None and qid is not None:
@@ -130,45 +128,55 @@ class ReviewController(QObject):
     def calibrate_set(self) -> None:
         set_id, _ = self.current()
         if set_id is not None:
-            active = [
-                s.qid
-                for s in sets_repo.list_questions(self.project.engine, set_id)
-                if s.review_status in workflow.ACTIVE
-            ]
-            self._calibrate(set_id, active)
+            self._calibrate(set_id, None)  # the active questions, read in the job
 
-    def _calibrate(self, set_id: int, qids: list[str]) -> None:
+    def _calibrate(self, set_id: int, qids: list[str] | None) -> None:
         if self.busy:
             self.message.emit("A calibration is already running.")
             return
-        spec = self.judge_spec()
-        if spec is None:
-            return
+        engine = self.project.engine
+        self.busy = True
+        QueryOp(
+            self, op=lambda: get_setting(engine, JUDGE_SPEC), success=lambda spec: self._with_judge(spec, set_id, qids)
+        ).failure(self._calibration_failed).run_in_background()
+
+    def _with_judge(self, spec: object, set_id: int, qids: list[str] | None) -> None:
+        chosen = spec.strip() if isinstance(spec, str) else ""
+        if not chosen:
+            answer = self.ask_comment(
+                "Judge model", "Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):"
+            )
+            if answer is None or not answer.strip():
+                self.busy = False
+                return
+            chosen = answer.strip()
+            engine = self.project.engine
+            CollectionOp(self, lambda: _remember_judge(engine, chosen)).run_in_background(initiator=self)
+        self._start_calibration(chosen, set_id, qids)
+
+    def _start_calibration(self, spec: str, set_id: int, qids: list[str] | None) -> None:
         engine, opener = self.project.engine, self.open_backend
 
-        def work() -> list[QuestionCalibration]:
-            backend = opener(spec)
-            try:
-                return calibrate_questions(engine, backend, set_id, qids)
-            finally:
-                backend.close()
+        def work() -> OpResult[list[QuestionCalibration]]:
+            results = calibrate_set(engine, set_id, qids, judge=spec, open_backend=opener)
+            return OpResult(results, OpChanges.of_questions(set_id, *(r.question_id for r in results)))
 
-        def done(results: list[QuestionCalibration]) -> None:
+        def done(outcome: OpResult[list[QuestionCalibration]]) -> None:
             self.busy = False
+            results = outcome.value
             ok = sum(1 for r in results if r.reproduced)
             self.message.emit(f"Calibration with {spec}: {ok} of {len(results)} question(s) reproduced.")
             self.calibrated.emit(set_id, [r.question_id for r in results])
 
-        def failed(reason: str) -> None:
-            self.busy = False
-            self.message.emit(f"Calibration failed: {reason}")
+        count = "the active" if qids is None else str(len(qids))
+        self.message.emit(f"Calibrating {count} question(s) with {spec}…")
+        BackgroundJob(self, op=work, success=done).failure(self._calibration_failed).run_in_background()
 
-        self.busy = True
-        self.message.emit(f"Calibrating {len(qids)} question(s) with {spec}…")
-        self._worker = start_worker(work, done, failed)
+    def _calibration_failed(self, error: BaseException) -> None:
+        self.busy = False
+        self.message.emit(f"Calibration failed: {failure_message(error)}")
 
 
-def _open_backend(spec: str) -> CompletionBackend:
-    from gtreview.inference.factory import open_backend
-
-    return open_backend(spec)
+def _remember_judge(engine: Engine, spec: str) -> OpChanges:
+    set_setting(engine, JUDGE_SPEC, spec)
+    return OpChanges(settings=frozenset({JUDGE_SPEC}))

@@ -7,20 +7,17 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from gtreview.core.jsonmodel import canonical_hash
+from gtreview.app.passes import PassCancelled, run_benchmark_pass
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend
-from gtreview.inference.specs import with_runtime_defaults
-from gtreview.runs.execute import PassCancelled, PassEvent, PassResult, run_pass
+from gtreview.runs.execute import PassEvent, PassResult
 from gtreview.runs.plan import PassConfig
-from gtreview.store import sets_repo
 from gtreview.store.project import Project
-from gtreview.ui.workers import Worker
-from gtreview.ui.workers import start as start_worker
+from gtreview.ui.ops import BackgroundJob, OpChanges, OpResult, failure_message
 
 
 class RunController(QObject):
-    event = Signal(object)  # PassEvent, delivered on the GUI thread
+    progressed = Signal(object)  # PassEvent, delivered on the GUI thread (not ``event``: that is QObject.event)
     finished = Signal(str)  # a one-line outcome
 
     def __init__(self, project: Project, parent: QObject | None = None) -> None:
@@ -28,7 +25,6 @@ class RunController(QObject):
         self.project = project
         self.open_backend: Callable[[str], CompletionBackend] = open_backend
         self._cancel: threading.Event | None = None
-        self._worker: Worker | None = None
 
     @property
     def running(self) -> bool:
@@ -38,51 +34,37 @@ class RunController(QObject):
         """Start a pass; ``runtime`` (GPU layers, threads) fills what local model specs leave out."""
         if self.running:
             return False
-        if runtime:
-            config = config.model_copy(
-                update={
-                    "models": [
-                        m.model_copy(update={"spec": with_runtime_defaults(m.spec, **runtime)}) for m in config.models
-                    ],
-                    "judge": with_runtime_defaults(config.judge, **runtime),
-                }
-            )
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
-        rubric = sets_repo.export_rubric(engine, set_id)
-        retired = {
-            s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status == sets_repo.ReviewStatus.RETIRED
-        }
-        questions = [q for q in rubric.questions if q.id not in retired]
 
-        def work() -> PassResult:
-            return run_pass(
+        def work() -> OpResult[PassResult]:
+            result = run_benchmark_pass(
                 engine,
                 config,
-                questions,
-                rubric_hash=canonical_hash(rubric.to_json_dict()),
-                open_backend=opener,
                 set_id=set_id,
-                global_variants=rubric.global_variants,
-                progress=self.event.emit,
+                runtime=runtime,
+                open_backend=opener,
+                progress=self.progressed.emit,
                 cancel=cancel,
             )
+            return OpResult(result, OpChanges(runs=frozenset({result.run_id})))
 
-        def done(result: PassResult) -> None:
+        def done(outcome: OpResult[PassResult]) -> None:
             self._cancel = None
+            result = outcome.value
             self.finished.emit(
                 f"Run {result.run_id} finished: {result.generated} answers, {result.generation_errors} errors, "
                 f"{result.judged} judged, {result.unscored} unscored, {result.pairs} pairs."
             )
 
-        def failed(reason: str) -> None:
+        def failed(error: BaseException) -> None:
             self._cancel = None
-            if PassCancelled.__name__ in reason:
+            if isinstance(error, PassCancelled):
                 self.finished.emit("Pass cancelled; everything finished so far is stored. Run it again to resume.")
             else:
-                self.finished.emit(f"Pass stopped: {reason}")
+                self.finished.emit(f"Pass stopped: {failure_message(error)}")
 
         self._cancel = cancel
-        self._worker = start_worker(work, done, failed)
+        BackgroundJob(self, op=work, success=done).failure(failed).run_in_background()
         return True
 
     def cancel(self) -> None:

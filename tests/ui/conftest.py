@@ -11,6 +11,19 @@ from gtreview.app.corpus_import import import_corpus
 from gtreview.interop.rubric_files import read_rubric_file, to_rubric
 from gtreview.store import sets_repo
 from gtreview.store.project import Project, open_project
+from tests.ui.waiting import settle
+
+
+@pytest.fixture(scope="session", autouse=True)
+def gui_thread_first(qapp):  # type: ignore[no-untyped-def]
+    """As in the app: garbage is collected on the GUI thread only, never in a worker
+    (where collecting a window left by an earlier test would destroy Qt objects off
+    their thread); the interpreter's defaults are back for whatever runs after."""
+    from gtreview.ui.ops import install_gui_thread_first, remove_gui_thread_first
+
+    install_gui_thread_first()
+    yield
+    remove_gui_thread_first()
 
 
 @pytest.fixture()
@@ -43,9 +56,11 @@ def sample_window(qtbot, tmp_path: Path, settings: QSettings):  # type: ignore[n
     window.controller.ask_comment = lambda _title, _prompt: window.answers.pop(0) if window.answers else None  # type: ignore[attr-defined]
     qtbot.addWidget(window)
     window.show()
+    settle(qtbot, window)  # the set, its first question and the navigator are read in workers
     yield window
     from PySide6.QtCore import QThreadPool
 
-    QThreadPool.globalInstance().waitForDone(60000)  # no worker of this test outlives its project
+    settle(qtbot, window, timeout=60000)  # no op of this test outlives its project
+    QThreadPool.globalInstance().waitForDone(60000)
     window.close()
     project.close()

@@ -6,6 +6,7 @@ from gtreview.store import sets_repo
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
+from tests.ui.waiting import settle
 
 
 def faithful_judge(question: Question):  # type: ignore[no-untyped-def]
@@ -25,20 +26,24 @@ def test_calibrate_question_then_approve(qtbot, sample_window) -> None:  # type:
     set_setting(engine, JUDGE_SPEC, "scripted:judge")
     window.menu_actions["require_calibration"].setChecked(True)
 
-    window.menu_actions["approve"].trigger()
+    window.menu_actions["approve"].trigger()  # runs after the setting is saved: changes run in order
+    settle(qtbot, window)
     assert "not been calibrated" in window.statusBar().currentMessage()
 
     window.controller.open_backend = lambda spec: ScriptedBackend(lambda r: verdict_json(question, True, {}), spec=spec)
     with qtbot.waitSignal(window.controller.calibrated, timeout=10000):
         window.menu_actions["calibrate"].trigger()
+    settle(qtbot, window)
     items = [window.fixtures.fixture_list.item(n).text() for n in range(window.fixtures.fixture_list.count())]
     assert any("✗" in text for text in items) and any("✓ reproduced" in text for text in items)
     window.menu_actions["approve"].trigger()
+    settle(qtbot, window)
     assert "did not reproduce" in window.statusBar().currentMessage()
 
     window.controller.open_backend = lambda spec: ScriptedBackend(faithful_judge(question), spec=spec)
     with qtbot.waitSignal(window.controller.calibrated, timeout=10000):
         window.menu_actions["calibrate"].trigger()
+    settle(qtbot, window)
     fixtures = window.fixtures
     assert all("✓ reproduced" in fixtures.fixture_list.item(n).text() for n in range(fixtures.fixture_list.count()))
     fixtures.fixture_list.setCurrentRow(fixtures.fixture_list.count() - 1)
@@ -47,4 +52,5 @@ def test_calibrate_question_then_approve(qtbot, sample_window) -> None:  # type:
     assert judged == expected and "judged by scripted:judge" in fixtures.sum_label.text()
 
     window.menu_actions["approve"].trigger()
+    settle(qtbot, window)
     assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.APPROVED

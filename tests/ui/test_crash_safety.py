@@ -27,6 +27,8 @@ app = QApplication([])
 folder, marker = Path(sys.argv[1]), Path(sys.argv[2])
 window = MainWindow(open_project(folder), QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat))
 window.show()
+while not (window.ops.idle() and window.questions.shown):  # the set and A1 are read in workers
+    app.processEvents()
 editor = window.editor
 window.tabs.setCurrentWidget(editor)
 saved = []

@@ -10,6 +10,7 @@ from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.main_window import MainWindow
 from tests.authoring.fakes import DraftScript, corpus
 from tests.judging.scripted import ScriptedBackend
+from tests.ui.waiting import settle
 
 
 def test_draft_a_set_from_the_app(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
@@ -23,6 +24,7 @@ def test_draft_a_set_from_the_app(qtbot, tmp_path: Path, settings: QSettings) ->
     with qtbot.waitSignal(window.draft_controller.finished, timeout=60000) as outcome:
         window.draft_controller.start("scripted:drafter", 2, "Drafted in the app", "OPEN_CORPUS")
     message, set_id = outcome.args
+    settle(qtbot, window)  # the new set's list and first question are read in workers
     assert set_id and "all in draft for review" in message
     assert set(stages) == {"cards", "questions", "rubric", "verify"}  # every stage reported progress
     rows = window.question_list.model.rows()

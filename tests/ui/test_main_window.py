@@ -6,6 +6,7 @@ from gtreview.app.review import question_rows
 from gtreview.store import sets_repo
 from gtreview.ui.main_window import MainWindow
 from gtreview.ui.models.question_table import QuestionFilterProxy, QuestionTableModel
+from tests.ui.waiting import settle
 
 
 def test_question_table_model_passes_the_model_tester(qtmodeltester, interop_project) -> None:  # type: ignore[no-untyped-def]
@@ -22,6 +23,7 @@ def test_window_shows_set_question_and_cited_source(
     window = MainWindow(interop_project, settings)
     qtbot.addWidget(window)
     window.show()
+    settle(qtbot, window)  # the set, the first question and the corpus index are read in workers
     assert window.question_list.proxy.rowCount() == 3
     assert window.question_list.proxy.index(0, 0).data() == "A1"
     assert "Recurring host unit" in window.question_view.toPlainText()
@@ -40,6 +42,7 @@ def test_search_and_filters(qtbot, interop_project, settings: QSettings) -> None
     sets_repo.set_review_status(interop_project.engine, 1, "B2", sets_repo.ReviewStatus.APPROVED, actor="geo")
     window = MainWindow(interop_project, settings)
     qtbot.addWidget(window)
+    settle(qtbot, window)
     listing = window.question_list
     qtbot.keyClicks(listing.search, "supergene")
     assert [listing.proxy.index(r, 0).data() for r in range(listing.proxy.rowCount())] == ["B2"]
@@ -54,10 +57,12 @@ def test_search_and_filters(qtbot, interop_project, settings: QSettings) -> None
 def test_selecting_a_row_shows_that_question(qtbot, interop_project, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
     window = MainWindow(interop_project, settings)
     qtbot.addWidget(window)
+    settle(qtbot, window)
     table = window.question_list.table
     with qtbot.waitSignal(window.question_list.question_selected) as blocker:
         table.selectRow(2)
     assert blocker.args == ["C3"]
+    settle(qtbot, window)
     assert "DEPOSIT_CLASS" in window.question_view.toPlainText()
 
 

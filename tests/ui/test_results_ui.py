@@ -5,6 +5,7 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from tests.ui.test_runs_ui import CONFIG, scripted_open
+from tests.ui.waiting import settle
 
 
 def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -12,6 +13,7 @@ def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None
     window.run_controller.open_backend = scripted_open(window)
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
         window.start_configured_pass(CONFIG)
+    settle(qtbot, window)
     runs = window.navigator.runs_item
     assert runs.childCount() == 1 and runs.child(0).text(0) == "1: ui pass"
     view = window.results_view
@@ -41,25 +43,26 @@ def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None
 
 
 def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtCore import Qt, QThreadPool
+    from PySide6.QtCore import Qt
 
     from gtreview.app.corpus_review import confirmed_synonyms
 
     window = sample_window
     window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)
     view = window.corpus_view
-    assert QThreadPool.globalInstance().waitForDone(60000)  # the inventory runs in a worker
-    qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=30000)
+    settle(qtbot, window, timeout=60000)  # the inventory runs in a worker
+    assert window.pages.currentWidget() is view
     assert "1 duplicated passages" in view.summary.text() and "3 numeric conflicts" in view.summary.text()
     assert view.conflicts.rowCount() == 3 and view.synonyms.rowCount() >= 4
     assert "Garibaldi" in " ".join(view.conflicts.item(r, 0).text() for r in range(3))
     view.synonyms.item(0, 0).setCheckState(Qt.CheckState.Checked)
     canonical = view.synonyms.item(0, 1).text()
+    settle(qtbot, window)
     assert canonical in confirmed_synonyms(window.project.engine)
     view.inventory = None
     window.navigator.itemClicked.emit(window.navigator.corpus_item, 0)  # again: the confirmation is remembered
-    assert QThreadPool.globalInstance().waitForDone(60000)
-    qtbot.waitUntil(lambda: view.inventory is not None and view.inventory.variants[0].confirmed, timeout=30000)
+    settle(qtbot, window, timeout=60000)
+    assert view.inventory is not None and view.inventory.variants[0].confirmed
 
 
 def test_results_view_tables_probes_by_section(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]

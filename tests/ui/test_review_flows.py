@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QTableWidgetItem
 from gtreview.app import workflow
 from gtreview.store import sets_repo
 from gtreview.store.sets_repo import ReviewStatus
+from tests.ui.waiting import settle
 
 
 def current_question(window):  # type: ignore[no-untyped-def]
@@ -28,15 +29,20 @@ def test_typing_a_title_saves_a_version_and_undo_restores_it(qtbot, sample_windo
     with qtbot.waitSignal(window.session.saved, timeout=3000):
         qtbot.keyClick(editor.title_edit, Qt.Key.Key_Return)
     assert current_question(window).title == "Where to sink on a saddle reef"
+    settle(qtbot, window)  # the row and the tabs are read again after the save
     row = window.question_list.model.rows()[0]
     assert row.title == "Where to sink on a saddle reef" and row.version == 2
+    window.tabs.setCurrentWidget(window.history)  # a hidden tab is drawn when it is turned to
     assert window.history.log.item(0, 2).text() == "edit"
+    window.tabs.setCurrentWidget(editor)
 
     window.menu_actions["undo"].trigger()
+    settle(qtbot, window)
     assert current_question(window).title == original
     assert editor.title_edit.text() == original
     assert [v.version for v in sets_repo.list_versions(window.project.engine, window.set_id, "A1")] == [1, 2, 3]
     window.menu_actions["redo"].trigger()
+    settle(qtbot, window)
     assert current_question(window).title == "Where to sink on a saddle reef"
 
 
@@ -47,18 +53,22 @@ def test_live_validation_blocks_approval_until_fixed(qtbot, sample_window) -> No
     old_points = points_item.text()
     with qtbot.waitSignal(window.session.saved, timeout=3000):
         points_item.setText(str(int(old_points) + 1))
+    settle(qtbot, window)
     components_binding = next(b for b in editor._bindings if b.path == ("components",))
     assert not components_binding.findings.isHidden()
     assert "points-total" in components_binding.findings.text()
     assert window.question_list.model.rows()[0].errors == 1
 
     window.menu_actions["approve"].trigger()
+    settle(qtbot, window)
     assert status_of(window, "A1") is ReviewStatus.DRAFT
     assert "validation error" in window.statusBar().currentMessage()
 
     window.menu_actions["undo"].trigger()
+    settle(qtbot, window)
     assert components_binding.findings.isHidden()
     window.menu_actions["approve"].trigger()
+    settle(qtbot, window)
     assert status_of(window, "A1") is ReviewStatus.APPROVED
     assert window.question_list.model.rows()[0].review_status is ReviewStatus.APPROVED
 
@@ -77,17 +87,20 @@ def test_live_validation_while_typing_before_the_commit(qtbot, sample_window) ->
     assert current_question(sample_window).gate.pass_condition == ""
 
 
-def test_request_changes_needs_a_comment_and_shows_in_history(sample_window) -> None:  # type: ignore[no-untyped-def]
+def test_request_changes_needs_a_comment_and_shows_in_history(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     window.menu_actions["request_changes"].trigger()  # dialog cancelled: nothing happens
-    assert status_of(window, "A1") is ReviewStatus.DRAFT
+    assert window.ops.idle() and status_of(window, "A1") is ReviewStatus.DRAFT
     window.answers.append("   ")
     window.menu_actions["request_changes"].trigger()
+    settle(qtbot, window)
     assert status_of(window, "A1") is ReviewStatus.DRAFT
     assert "needs a comment" in window.statusBar().currentMessage()
     window.answers.append("Cite the 1874 section drawing too.")
     window.menu_actions["request_changes"].trigger()
+    settle(qtbot, window)
     assert status_of(window, "A1") is ReviewStatus.CHANGES_REQUESTED
+    window.tabs.setCurrentWidget(window.history)
     log = window.history.log
     assert log.item(0, 1).text() == "Dr Test" and log.item(0, 2).text() == "changes requested"
     assert log.item(0, 4).text() == "Cite the 1874 section drawing too."
@@ -100,10 +113,12 @@ def test_keyboard_review_of_the_whole_set_and_sign_off(qtbot, sample_window) -> 
     qtbot.keyClick(window, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
     assert window.qid == "A2"
     window.menu_actions["retire"].trigger()
+    settle(qtbot, window)
     assert status_of(window, "A2") is ReviewStatus.RETIRED
     for _ in range(total - 1):
         window.menu_actions["next_unreviewed"].trigger()
         qtbot.keyClick(window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        settle(qtbot, window)  # the row says approved before the next unreviewed one is looked for
     assert {s.review_status for s in sets_repo.list_questions(window.project.engine, window.set_id)} == {
         ReviewStatus.APPROVED,
         ReviewStatus.RETIRED,
@@ -113,6 +128,7 @@ def test_keyboard_review_of_the_whole_set_and_sign_off(qtbot, sample_window) -> 
 
     window.answers.append("Reviewed against all seven reports.")
     window.menu_actions["sign_off"].trigger()
+    settle(qtbot, window)
     (signed,) = workflow.signoffs(window.project.engine, window.set_id)
     assert signed.question_count == total - 1 and signed.reviewer == "Dr Test"
     assert "signed off #1" in window.status_label.text()
@@ -124,18 +140,22 @@ def test_fixture_add_edit_delete_and_undo(qtbot, sample_window) -> None:  # type
     before = len(current_question(window).calibration)
     with qtbot.waitSignal(window.session.saved, timeout=3000):
         fixtures.add_button.click()
+    settle(qtbot, window)
     assert len(current_question(window).calibration) == before + 1
     assert fixtures.fixture_list.count() == before + 1
     fixtures.fixture_list.setCurrentRow(before)
     assert fixtures.role.text() == "near miss"  # a new fixture fails the gate with total 0
     with qtbot.waitSignal(window.session.saved, timeout=3000):
         fixtures.gate_passed.setChecked(True)
+    settle(qtbot, window)
     assert current_question(window).calibration[-1].expected_gate_passed is True
     assert "passes the gate but awards 0" in fixtures.findings.text()  # live check: C1 must get its full points
     with qtbot.waitSignal(window.session.saved, timeout=3000):
         fixtures.delete_button.click()
+    settle(qtbot, window)
     assert len(current_question(window).calibration) == before
     window.menu_actions["undo"].trigger()
+    settle(qtbot, window)
     assert len(current_question(window).calibration) == before + 1
 
 
@@ -147,11 +167,39 @@ def test_shortcut_sheet_lists_the_review_keys(sample_window) -> None:  # type: i
         assert text in sheet
 
 
-def test_sign_off_appears_under_releases(sample_window) -> None:  # type: ignore[no-untyped-def]
+def test_sign_off_appears_under_releases(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     for summary in sets_repo.list_questions(window.project.engine, window.set_id):
         workflow.approve(window.project.engine, window.set_id, summary.qid, reviewer="Dr Test")
     window.answers.append("v1")
     window.menu_actions["sign_off"].trigger()
+    settle(qtbot, window)
     releases = window.navigator.releases_item
     assert releases.childCount() == 1 and "sign-off #1" in releases.child(0).text(0)
+
+
+def test_closing_the_window_saves_the_edit_being_typed(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor = window.editor
+    window.tabs.setCurrentWidget(editor)
+    editor.title_edit.setFocus()
+    editor.title_edit.selectAll()
+    qtbot.keyClicks(editor.title_edit, "Typed just before closing")
+    window.close()  # commits the field and waits for the save: nothing typed is lost
+    assert window.ops.idle() and current_question(window).title == "Typed just before closing"
+
+
+def test_a_refused_edit_says_why_in_one_line_and_shows_what_is_saved(qtbot, sample_window, caplog) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor = window.editor
+    window.tabs.setCurrentWidget(editor)
+    editor.id_edit.setFocus()
+    editor.id_edit.selectAll()
+    qtbot.keyClick(editor.id_edit, Qt.Key.Key_Delete)
+    with qtbot.waitSignal(window.session.failed, timeout=3000):
+        qtbot.keyClick(editor.id_edit, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    assert window.statusBar().currentMessage() == "Not saved: the question id cannot be empty"
+    assert editor.id_edit.text() == "A1" and current_question(window).id == "A1"
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]  # the expert's mistake is not a bug
+    assert window.session.undo_stack.count() == 0  # no undo step for an edit that was not saved

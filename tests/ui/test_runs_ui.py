@@ -7,6 +7,7 @@ from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from tests.judging.scripted import ScriptedBackend, verdict_json
+from tests.ui.waiting import settle
 
 
 def scripted_open(window, delay: float = 0.0):  # type: ignore[no-untyped-def]
@@ -57,10 +58,11 @@ def test_pass_runs_with_progress_then_shows_in_runs(qtbot, sample_window) -> Non
     window = sample_window
     window.run_controller.open_backend = scripted_open(window)
     events = []
-    window.run_controller.event.connect(events.append)
+    window.run_controller.progressed.connect(events.append)
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:
         window.start_configured_pass(CONFIG)
     assert outcome.args[0].startswith("Run 1 finished: 40 answers, 0 errors, 40 judged")
+    settle(qtbot, window)
     assert {e.phase for e in events} == {"generate", "judge", "pairwise"}
     assert window.pages.currentWidget() is window.runs_view
     assert window.runs_view.table.item(0, 3).text() == "finished" and window.runs_view.table.item(0, 4).text() == "40"
@@ -69,14 +71,14 @@ def test_pass_runs_with_progress_then_shows_in_runs(qtbot, sample_window) -> Non
 def test_cancel_then_resume_from_the_app(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     window.run_controller.open_backend = scripted_open(window, delay=0.02)
-    window.run_controller.event.connect(lambda event: window.runs_view.cancel_button.click())
+    window.run_controller.progressed.connect(lambda event: window.runs_view.cancel_button.click())
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:
         window.start_configured_pass(CONFIG)
     assert "cancelled" in outcome.args[0]
     (run,) = runs_repo.list_runs(window.project.engine)
-    assert 0 < run.generations < 40 and run.status == "running"
-    window.run_controller.event.disconnect()
-    window.run_controller.event.connect(window.runs_view.show_event)
+    assert 0 < run.generations < 40 and run.status == "stopped"  # cancelled: running it again resumes
+    window.run_controller.progressed.disconnect()
+    window.run_controller.progressed.connect(window.runs_view.show_event)
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:
         window.start_configured_pass(CONFIG)
     assert "finished" in outcome.args[0]

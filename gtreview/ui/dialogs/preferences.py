@@ -16,13 +16,15 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QWidget,
 )
 
-from gtreview.report.signing import SigningKeyError, ensure_reviewer_key, list_reviewer_keys
+from gtreview.app.releases import create_reviewer_key, reviewer_keys
+from gtreview.core.errors import UserError, one_line
 
 KEYS = {
     "name": "reviewer/name",
@@ -48,9 +50,9 @@ class PreferencesDialog(QDialog):
         self.folders = QPlainTextEdit(str(settings.value(KEYS["folders"], "") or ""))
         self.folders.setPlaceholderText("one folder of GGUF models per line")
         self.folders.setMaximumHeight(70)
-        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=int(settings.value(KEYS["gpu_layers"], -1) or -1))
+        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, value=_int_setting(settings, "gpu_layers", -1))
         self.gpu_layers.setSpecialValueText("all (-1)")
-        self.threads = QSpinBox(minimum=0, maximum=512, value=int(settings.value(KEYS["threads"], 0) or 0))
+        self.threads = QSpinBox(minimum=0, maximum=512, value=_int_setting(settings, "threads", 0))
         self.threads.setSpecialValueText(f"automatic ({os.cpu_count()} cores)")
         self._fill_keys(str(settings.value(KEYS["key"], "") or ""))
         key_row = QHBoxLayout()
@@ -71,8 +73,8 @@ class PreferencesDialog(QDialog):
     def _fill_keys(self, current: str) -> None:
         self.key.clear()
         try:
-            names = [k.name for k in list_reviewer_keys()]
-        except (SigningKeyError, OSError):
+            names = [k.name for k in reviewer_keys()]
+        except (UserError, OSError):  # an unreadable key folder: no keys to offer, nothing lost
             names = []
         self.key.addItems(names)
         self.key.setCurrentText(current)
@@ -83,8 +85,9 @@ class PreferencesDialog(QDialog):
             return
         safe = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name)
         try:
-            ensure_reviewer_key(safe)
-        except (SigningKeyError, OSError):
+            create_reviewer_key(safe)
+        except (UserError, OSError) as exc:
+            QMessageBox.warning(self, "Signing key", f"No key was created: {one_line(exc)}")
             return
         self._fill_keys(safe)
 
@@ -102,10 +105,18 @@ class PreferencesDialog(QDialog):
         self.accept()
 
 
+def _int_setting(settings: QSettings, name: str, default: int) -> int:
+    """A whole-number preference; a missing or mangled value gives the default."""
+    try:
+        return int(str(settings.value(KEYS[name], default)))
+    except ValueError:
+        return default
+
+
 def runtime_defaults(settings: QSettings) -> dict[str, int]:
     """GPU layers and threads to add to local model specs that do not set them."""
-    defaults = {"n_gpu_layers": int(settings.value(KEYS["gpu_layers"], -1) or -1)}
-    threads = int(settings.value(KEYS["threads"], 0) or 0)
+    defaults = {"n_gpu_layers": _int_setting(settings, "gpu_layers", -1)}
+    threads = _int_setting(settings, "threads", 0)
     if threads > 0:
         defaults["threads"] = threads
     return defaults

@@ -4,29 +4,34 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
-from gtreview.results.loader import RunResults
 from gtreview.app.adjudication import HistoryStep, QueueItem
+from gtreview.core.rubric import Question
+from gtreview.results.loader import RunResults
+from gtreview.ui.models.queue_table import ANY, ITEM_ROLE, QueueFilterProxy, QueueTableModel
 from gtreview.ui.widgets.grading_form import GradingForm
 
 PAIR_LABELS = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]
 
 
 class AdjudicationView(QWidget):
+    """The queue (a table model with filters) and the decision form. It only shows what it
+    is given and says what the expert asked for; the controller records it."""
+
     confirm_requested = Signal(object)  # QueueItem
     override_requested = Signal(object)  # QueueItem
     revert_requested = Signal(object, int)  # QueueItem, decision id
@@ -34,16 +39,21 @@ class AdjudicationView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.items: list[QueueItem] = []
         self.results: RunResults | None = None
+        self.model = QueueTableModel()
+        self.proxy = QueueFilterProxy()
+        self.proxy.setSourceModel(self.model)
         self.reason_filter, self.model_filter, self.question_filter = QComboBox(), QComboBox(), QComboBox()
         for combo in (self.reason_filter, self.model_filter, self.question_filter):
-            combo.currentIndexChanged.connect(self._refill)
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Reason", "Question", "Model", "Sample", "Settled"])
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.currentCellChanged.connect(lambda row, *_: self._selected(row))
+            combo.currentIndexChanged.connect(self._refilter)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setResizeContentsPrecision(50)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._selected())
         self.detail = QTextBrowser()
         self.form = GradingForm()
         self.pair_label = QComboBox()
@@ -51,11 +61,13 @@ class AdjudicationView(QWidget):
         self.confirm_button = QPushButton("&Confirm the judge")
         self.override_button = QPushButton("&Override")
         self.revert_button = QPushButton("Re&vert selected step")
+        self.next_button = QPushButton("Next &unsettled")
         self.history = QListWidget()
         self.status = QLabel()
         self.confirm_button.clicked.connect(lambda: self._emit(self.confirm_requested))
         self.override_button.clicked.connect(lambda: self._emit(self.override_requested))
         self.revert_button.clicked.connect(self._revert)
+        self.next_button.clicked.connect(self.select_next_unsettled)
         filters = QHBoxLayout()
         for label, combo in (
             ("Reason", self.reason_filter),
@@ -74,7 +86,7 @@ class AdjudicationView(QWidget):
         right_layout.addWidget(self.form)
         right_layout.addWidget(self.pair_label)
         buttons = QHBoxLayout()
-        for button in (self.confirm_button, self.override_button, self.revert_button):
+        for button in (self.confirm_button, self.override_button, self.revert_button, self.next_button):
             buttons.addWidget(button)
         right_layout.addLayout(buttons)
         right_layout.addWidget(QLabel("History"))
@@ -86,75 +98,121 @@ class AdjudicationView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
 
+    # -- the queue -----------------------------------------------------------------
     def show_queue(self, results: RunResults, items: list[QueueItem]) -> None:
-        self.results, self.items = results, items
+        """Show a queue; the same item stays selected when it is still shown (else the first)."""
+        kept = self.current()
+        same_run = self.results is not None and self.results.run_id == results.run_id
+        self.results = results
+        refilter = not same_run
         for combo, values in (
             (self.reason_filter, sorted({i.reason.value for i in items})),
             (self.model_filter, sorted({i.model for i in items})),
             (self.question_filter, sorted({i.qid for i in items})),
         ):
+            if [combo.itemText(n) for n in range(1, combo.count())] == values:
+                continue
+            refilter = True
             current = combo.currentText()
             combo.blockSignals(True)
             combo.clear()
-            combo.addItems(["(any)", *values])
-            combo.setCurrentText(current if current in values else "(any)")
+            combo.addItems([ANY, *values])
+            combo.setCurrentText(current if current in values else ANY)
             combo.blockSignals(False)
-        self._refill()
+        if refilter:
+            self._apply_filters()
+        self.model.set_items(items)
+        if self.table.columnWidth(0) <= 0 or not same_run:
+            self.table.resizeColumnsToContents()
+        if kept is None or not same_run or not self.select_key(kept.key, announce=False):
+            if self.proxy.rowCount():
+                self.select(0)
+
+    def _apply_filters(self) -> None:
+        self.proxy.set_filters(
+            reason=self.reason_filter.currentText(),
+            model=self.model_filter.currentText(),
+            qid=self.question_filter.currentText(),
+        )
+
+    def _refilter(self) -> None:
+        kept = self.current()
+        self._apply_filters()
+        if (kept is None or not self.select_key(kept.key, announce=False)) and self.proxy.rowCount():
+            self.select(0)
 
     def visible_items(self) -> list[QueueItem]:
-        wanted = [
-            (c.currentText(), attr)
-            for c, attr in ((self.reason_filter, "reason"), (self.model_filter, "model"), (self.question_filter, "qid"))
-        ]
-        return [
-            i
-            for i in self.items
-            if all(
-                text in ("", "(any)") or str(getattr(i, attr).value if attr == "reason" else getattr(i, attr)) == text
-                for text, attr in wanted
-            )
-        ]
+        return [self.proxy.index(row, 0).data(ITEM_ROLE) for row in range(self.proxy.rowCount())]
 
-    def _refill(self) -> None:
-        shown = self.visible_items()
-        self.table.setRowCount(len(shown))
-        for row, item in enumerate(shown):
-            sample = "" if item.sample_index < 0 else str(item.sample_index + 1)
-            for column, value in enumerate(
-                (item.reason.value, item.qid, item.model, sample, "yes" if item.settled else "")
-            ):
-                self.table.setItem(row, column, QTableWidgetItem(value))
-        self.table.resizeColumnsToContents()
-        if shown:
-            self.select(0)
+    def row_count(self) -> int:
+        return self.proxy.rowCount()
+
+    def text(self, row: int, column: int) -> str:
+        return str(self.proxy.index(row, column).data() or "")
 
     def select(self, row: int) -> None:
         """Select a row and show it (also when it was already the current row)."""
         self.table.selectRow(row)
-        self._selected(row)
+        self._selected()
+
+    def select_key(self, key: str, *, announce: bool = True) -> bool:
+        """Select the visible item ``key``; ``announce`` asks for its details again."""
+        current = self.current()
+        if current is not None and current.key == key:
+            if announce:
+                self._selected()
+            return True
+        for row in range(self.proxy.rowCount()):
+            if self.proxy.index(row, 0).data(ITEM_ROLE).key == key:
+                if self.table.currentIndex().row() != row:
+                    self.table.selectionModel().blockSignals(True)
+                    self.table.selectRow(row)
+                    self.table.selectionModel().blockSignals(False)
+                if announce:
+                    self._selected()
+                return True
+        return False
+
+    def select_next_unsettled(self) -> bool:
+        shown = self.visible_items()
+        start = self.table.currentIndex().row()
+        for offset in range(1, len(shown) + 1):
+            row = (start + offset) % len(shown)
+            if not shown[row].settled:
+                self.select(row)
+                return True
+        self.status.setText("Every item shown is settled.")
+        return False
 
     def current(self) -> QueueItem | None:
-        row = self.table.currentRow()
-        shown = self.visible_items()
-        return shown[row] if 0 <= row < len(shown) else None
+        index = self.table.currentIndex()
+        item = index.siblingAtColumn(0).data(ITEM_ROLE) if index.isValid() else None
+        return item if isinstance(item, QueueItem) else None
 
-    def _selected(self, row: int) -> None:
+    def _selected(self) -> None:
         item = self.current()
         if item is not None:
             self.item_selected.emit(item)
 
-    def show_item(self, item: QueueItem, html: str, history: list[HistoryStep]) -> None:
-        results = self.results
+    # -- one item ------------------------------------------------------------------
+    def show_item(
+        self,
+        item: QueueItem,
+        html: str,
+        history: list[HistoryStep],
+        question: Question | None,
+        gate: bool,
+        awards: dict[str, int],
+    ) -> None:
         self.detail.setHtml(html)
-        question = next((q for q in results.questions if q.id == item.qid), None) if results else None
-        sample = None
-        if results is not None and item.target == "judgement":
-            sample = next((s for s in results.samples if s.judgement_key == item.key), None)
         self.form.setVisible(item.target == "judgement")
         self.pair_label.setVisible(item.target == "pair")
         self.override_button.setEnabled(item.target in ("judgement", "pair"))
         if question is not None and item.target == "judgement":
-            self.form.load(question, bool(sample.gate_passed) if sample else False, sample.awards if sample else {})
+            self.form.load(question, gate, awards)
+        self.show_history(history)
+
+    def show_history(self, history: list[HistoryStep]) -> None:
         self.history.clear()
         for step in history:
             entry = f"#{step.id} {step.at} {step.actor}: {step.action} — {step.detail}" + (
@@ -163,7 +221,7 @@ class AdjudicationView(QWidget):
             self.history.addItem(entry)
             self.history.item(self.history.count() - 1).setData(Qt.ItemDataRole.UserRole, step.id)
 
-    def _emit(self, signal: Signal) -> None:
+    def _emit(self, signal: SignalInstance) -> None:
         item = self.current()
         if item is not None:
             signal.emit(item)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
-from gtreview.corpus.inventory import CorpusInventory, inventory_to_markdown
+from gtreview.app.corpus_review import inventory_to_markdown
+from gtreview.corpus.inventory import CorpusInventory
 
 
 class CorpusView(QWidget):

@@ -42,6 +42,7 @@ class FixtureEditor(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._content: dict[str, Any] = {}
+        self._judged: tuple[str, QuestionCalibration] | None = None
         self._fixtures: list[dict[str, Any]] = []
         self._judge = ""
         self._checks: dict[str, FixtureCheck] = {}
@@ -105,6 +106,9 @@ class FixtureEditor(QWidget):
 
     def load(self, content: dict[str, Any], judged: tuple[str, QuestionCalibration] | None = None) -> None:
         """Show the fixtures and, when the current version has been calibrated, what the judge gave."""
+        if content == self._content and judged == self._judged and self.fixture_list.count():
+            return  # unchanged (an edit of another field): nothing to redraw
+        self._judged = judged
         self._content = content
         self._judge = judged[0] if judged else ""
         self._checks = {f.fixture_id: f for f in judged[1].fixtures} if judged else {}

@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from gtreview.judging.marking import marking_block
 from gtreview.app.adjudication import GradingItem
+from gtreview.judging.marking import marking_block
 from gtreview.ui.widgets.grading_form import GradingForm
 
 
@@ -26,7 +26,8 @@ class GradingView(QWidget):
         self.form = GradingForm()
         self.save_button = QPushButton("Save and &next (Ctrl+S)")
         self.save_button.clicked.connect(self.save_current)
-        shortcut = QShortcut(QKeySequence("Ctrl+S"), self, activated=self.save_current)
+        shortcut = QShortcut(QKeySequence("Ctrl+S"), self)
+        shortcut.activated.connect(self.save_current)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         layout = QVBoxLayout(self)
         layout.addWidget(self.progress)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
@@ -23,6 +21,10 @@ from gtreview.store.sets_repo import VersionInfo
 
 
 class HistoryView(QWidget):
+    """Asks for a diff with ``diff_requested(old, new)``; the window reads it off the GUI thread."""
+
+    diff_requested = Signal(int, int)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.log = QTableWidget(0, 5)
@@ -33,7 +35,6 @@ class HistoryView(QWidget):
         self.to_version = QComboBox()
         self.diff = QPlainTextEdit(readOnly=True)
         self.diff.setFont(QFont("monospace"))
-        self.diff_provider: Callable[[int, int], str] | None = None  # set by the window
         for combo in (self.from_version, self.to_version):
             combo.currentIndexChanged.connect(self._show_diff)
         chooser = QHBoxLayout()
@@ -82,8 +83,11 @@ class HistoryView(QWidget):
 
     def _show_diff(self) -> None:
         old, new = self.from_version.currentData(), self.to_version.currentData()
-        if self.diff_provider is None or old is None or new is None:
+        if old is None or new is None:
             self.diff.setPlainText("")
             return
-        text = self.diff_provider(old, new)
-        self.diff.setPlainText(text or f"v{old} and v{new} are identical.")
+        self.diff_requested.emit(int(old), int(new))
+
+    def show_diff(self, old: int, new: int, text: str) -> None:
+        if (old, new) == (self.from_version.currentData(), self.to_version.currentData()):
+            self.diff.setPlainText(text or f"v{old} and v{new} are identical.")

@@ -203,6 +203,8 @@ class QuestionEditor(QScrollArea):
         """
         if not same_question:
             self.commit_pending()
+        elif content == self._content:
+            return  # what was just saved is what the fields show: nothing to redraw
         self._content = content
         string_variants = any(isinstance(v, str) for v in content.get("accepted_variants") or [])
         self._row_visible(self.variants, not string_variants)
@@ -262,3 +264,6 @@ class QuestionEditor(QScrollArea):
             return
         self._content = set_at(self._content, binding.path, new)
         self.edit_requested.emit(binding.path, old, new, f"edit {binding.label.lower()}")
+        pending = self._pending
+        shown = set_at(self._content, pending.path, pending.read()) if pending is not None else self._content
+        self.show_findings(validate_question(shown))  # at once, not when the save comes back

@@ -66,12 +66,12 @@ class QuestionList(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.table)
 
-    def set_rows(self, rows: list[QuestionRow]) -> None:
+    def set_rows(self, rows: list[QuestionRow], *, select_first: bool = True) -> None:
         self.model.set_rows(rows)
         self._fill_choices(self.section, "Any section", sorted({r.section for r in rows if r.section}))
         self._fill_choices(self.difficulty, "Any difficulty", sorted({r.difficulty for r in rows if r.difficulty}))
         self.table.resizeColumnsToContents()
-        if rows:
+        if rows and select_first:
             self.table.selectRow(0)
 
     def current_qid(self) -> str | None:
@@ -109,11 +109,13 @@ class QuestionList(QWidget):
 
     @staticmethod
     def _fill_choices(combo: QComboBox, everything: str, values: list[str]) -> None:
+        current = combo.currentData()
         combo.blockSignals(True)
         combo.clear()
         combo.addItem(everything, "")
         for value in values:
             combo.addItem(value, value)
+        combo.setCurrentIndex(max(0, combo.findData(current)) if current else 0)  # a reload keeps the filter
         combo.blockSignals(False)
 
     def _apply_filters(self) -> None:

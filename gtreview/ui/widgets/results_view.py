@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleStatus
-from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
 KINDS = ("gate", "binary", "reasoning")
@@ -41,6 +41,7 @@ def _plot(title: str) -> pg.PlotWidget:
 class ResultsView(QWidget):
     run_selected = Signal(int)
     question_clicked = Signal(str)
+    became_visible = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,6 +94,10 @@ class ResultsView(QWidget):
         layout.addWidget(self.finding)
         layout.addWidget(self.status)
         layout.addWidget(splitter, 1)
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().showEvent(event)
+        self.became_visible.emit()
 
     def set_runs(self, runs: list[tuple[int, str]], current: int | None) -> None:
         self.run_choice.blockSignals(True)

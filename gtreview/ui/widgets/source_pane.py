@@ -65,6 +65,10 @@ class SourcePane(QWidget):
     def set_index(self, index: CorpusIndex) -> None:
         self._index = index
 
+    @property
+    def index(self) -> CorpusIndex | None:
+        return self._index
+
     def show_evidence(self, evidence: list[Evidence], resolutions: list[LocatorResolution]) -> None:
         self._evidence = list(zip(evidence, resolutions, strict=True))
         self.evidence_list.clear()

@@ -1,0 +1,197 @@
+"""The review page: a set's question list, the question tabs and the sources beside them.
+
+Every read is an op (the list, one question's tabs, a diff); a change refreshes only the
+rows it names and the tabs when their question is among them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
+from sqlalchemy import Engine
+
+from gtreview.app import editing, review
+from gtreview.store.sets_repo import ReviewStatus
+from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp
+from gtreview.ui.project_index import SharedIndex
+from gtreview.ui.widgets import html
+from gtreview.ui.widgets.fixture_editor import FixtureEditor
+from gtreview.ui.widgets.history_view import HistoryView
+from gtreview.ui.widgets.question_editor import QuestionEditor
+from gtreview.ui.widgets.question_list import QuestionList
+from gtreview.ui.widgets.source_pane import SourcePane
+
+
+@dataclass
+class ReviewWidgets:
+    question_list: QuestionList
+    question_view: QTextBrowser
+    editor: QuestionEditor
+    fixtures: FixtureEditor
+    history: HistoryView
+    source_pane: SourcePane
+    tabs: QTabWidget
+
+
+@dataclass(frozen=True)
+class _Pane:
+    pane: review.QuestionPane
+    html: str
+
+
+class QuestionController(QObject):
+    status_changed = Signal()  # the set's name, sign-offs or row counts changed
+    set_opened = Signal(int)
+
+    def __init__(self, engine: Engine, index: SharedIndex, widgets: ReviewWidgets, parent: QObject) -> None:
+        super().__init__(parent)
+        self.engine, self.index, self.w = engine, index, widgets
+        self.set_id: int | None = None
+        self.qid: str | None = None  # the question selected in the list
+        self.shown: tuple[int, str] | None = None  # the question the tabs show (and edits go to)
+        self.overview: review.SetOverview | None = None
+        self._rows = LatestQuery(self)
+        self._pane = LatestQuery(self)
+        self._diff = LatestQuery(self)
+        self._hidden: dict[QWidget, Callable[[], None]] = {}  # tabs to redraw when turned to
+        widgets.tabs.currentChanged.connect(self._tab_shown)
+        widgets.question_list.question_selected.connect(self.show_question)
+        widgets.history.diff_requested.connect(self._request_diff)
+
+    # -- reading -----------------------------------------------------------------
+    def open_set(self, set_id: int, select: str | None = None) -> None:
+        """Show the set's questions; ``select`` keeps a question selected (else the first)."""
+        self.w.editor.commit_pending()
+        if set_id != self.set_id:
+            self.qid = None
+        self.set_id = set_id
+        engine = self.engine
+        self._rows.run(lambda: review.set_overview(engine, set_id), lambda o: self._show_set(o, select))
+
+    def _show_set(self, overview: review.SetOverview, select: str | None) -> None:
+        if overview.set_id != self.set_id:
+            return
+        self.overview = overview
+        listing = self.w.question_list
+        listing.set_rows(overview.rows, select_first=select is None)
+        if select is not None and not listing.select(select) and overview.rows:
+            listing.table.selectRow(0)
+        self.status_changed.emit()
+        self.set_opened.emit(overview.set_id)
+
+    def show_question(self, qid: str) -> None:
+        if self.set_id is None:
+            return
+        if self.shown != (self.set_id, qid):
+            self.w.editor.commit_pending()  # belongs to the question being left
+        self.qid = qid
+        self._load_pane(self.set_id, qid)
+
+    def _load_pane(self, set_id: int, qid: str) -> None:
+        engine, index = self.engine, self.index
+
+        def read() -> _Pane:
+            pane = review.question_pane(engine, index.get(), set_id, qid)
+            detail = pane.detail
+            return _Pane(
+                pane, html.question_html(detail.question, detail.review_status.value, detail.version, detail.findings)
+            )
+
+        self._pane.run(read, self._show_pane)
+
+    def _show_pane(self, loaded: _Pane) -> None:
+        pane, detail = loaded.pane, loaded.pane.detail
+        key = (detail.set_id, detail.question.id)
+        if key != (self.set_id, self.qid):
+            return  # the list has moved on
+        same = key == self.shown
+        self.shown = key
+        content = detail.question.to_json_dict()
+        self._when_shown(self.w.question_view, lambda: self.w.question_view.setHtml(loaded.html))
+        self.w.editor.load(content, same_question=same)
+        self.w.fixtures.load(content, pane.calibration)
+        retired = detail.review_status is ReviewStatus.RETIRED
+        self.w.editor.setEnabled(not retired)  # retired questions stay as they were retired
+        self.w.fixtures.setEnabled(not retired)
+        self._when_shown(self.w.history, lambda: self.w.history.show_history(pane.history, pane.versions))
+        if not same:
+            if self.w.source_pane.index is None and self.index.ready is not None:
+                self.w.source_pane.set_index(self.index.ready)
+            self.w.source_pane.show_evidence(detail.question.evidence, detail.evidence)
+
+    def _when_shown(self, tab: QWidget, draw: Callable[[], None]) -> None:
+        """Draw a tab now if it is the one shown, else when it is turned to (the question's
+        rendered page and its history are the slow ones, and only one tab shows at a time)."""
+        if self.w.tabs.currentWidget() is tab:
+            self._hidden.pop(tab, None)
+            draw()
+        else:
+            self._hidden[tab] = draw
+
+    def _tab_shown(self, _position: int) -> None:
+        draw = self._hidden.pop(self.w.tabs.currentWidget(), None)
+        if draw is not None:
+            draw()
+
+    def _request_diff(self, old: int, new: int) -> None:
+        if self.shown is None:
+            return
+        engine, (set_id, qid) = self.engine, self.shown
+        self._diff.run(
+            lambda: editing.diff_versions(engine, set_id, qid, old, new),
+            lambda text: self.w.history.show_diff(old, new, text),
+        )
+
+    def reload_shown(self) -> None:
+        """Show what is saved (after a refused edit)."""
+        if self.shown is not None and self.shown == (self.set_id, self.qid):
+            self._load_pane(*self.shown)
+
+    # -- after a change ------------------------------------------------------------
+    def renamed(self, set_id: int, old: str, new: str) -> None:
+        if set_id != self.set_id:
+            return
+        if self.qid == old:
+            self.qid = new
+        if self.shown == (set_id, old):
+            self.shown = (set_id, new)
+
+    def on_changes(self, changes: OpChanges, _initiator: object = None) -> None:
+        set_id = self.set_id
+        if set_id is None:
+            return
+        if changes.corpus:
+            self.index.invalidate()
+        if set_id in changes.sets:
+            self.open_set(set_id, select=self.qid)
+            return
+        qids = sorted(changes.question_ids(set_id))
+        if qids:
+            engine = self.engine
+            QueryOp(
+                self, op=lambda: review.set_overview(engine, set_id, qids), success=self._update_rows
+            ).run_in_background()
+        if self.shown is not None and (self.shown[1] in qids or changes.corpus) and self.shown[1] == self.qid:
+            self._load_pane(*self.shown)
+
+    def _update_rows(self, overview: review.SetOverview) -> None:
+        if overview.set_id != self.set_id:
+            return
+        for row in overview.rows:
+            self.w.question_list.model.update_row(row.qid, row)
+        self.overview = overview.model_copy(update={"rows": []})
+        self.status_changed.emit()
+
+    # -- the status line -------------------------------------------------------------
+    def status_text(self) -> str:
+        if self.set_id is None or self.overview is None:
+            return "no benchmark set"
+        rows = self.w.question_list.model.rows()
+        counts = review.status_counts(rows)
+        summary = " · ".join(f"{status.value.replace('_', ' ')} {count}" for status, count in counts.items())
+        signoffs = self.overview.signoffs
+        signed = f" | signed off #{signoffs[-1].number}" if signoffs else ""
+        return f"Set: {self.overview.name}{signed} | {len(rows)} questions: {summary}"

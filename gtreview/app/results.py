@@ -21,6 +21,12 @@ class ResultsBundle(BaseModel):
     leaderboard: list[tuple[RunResults, RunAnalysis]]
 
 
+def run_summaries(engine: Engine) -> list[runs_repo.RunSummary]:
+    """Every run with the records it uses, as the Runs view lists them (the link table;
+    tests check it against the loader's ``record_counts``)."""
+    return runs_repo.list_runs(engine)
+
+
 def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
     """Every run of the project: its own passes and imported harness runs alike."""
     return [(r.id, r.name) for r in runs_repo.list_runs(engine)]

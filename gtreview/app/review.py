@@ -155,9 +155,13 @@ class SetOverview(BaseModel):
     signoffs: list[SignoffInfo]
 
 
+def set_name(engine: Engine, set_id: int) -> str:
+    return next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
+
+
 def set_overview(engine: Engine, set_id: int, qids: list[str] | None = None) -> SetOverview:
     """Every row, or only the rows of ``qids`` (after a change to those questions)."""
-    name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
+    name = set_name(engine, set_id)
     rows = question_rows(engine, set_id) if qids is None else [question_row(engine, set_id, q) for q in qids]
     return SetOverview(set_id=set_id, name=name, rows=rows, signoffs=signoffs(engine, set_id))
 

@@ -18,11 +18,13 @@ from PySide6.QtWidgets import (
 )
 
 from gtreview.app import review
+from gtreview.app.project_settings import project_judge
+from gtreview.app.results import run_summaries
+from gtreview.app.review import set_name
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.runs.plan import PassConfig
-from gtreview.store import runs_repo, sets_repo
 from gtreview.store.project import Project
-from gtreview.store.settings_repo import JUDGE_SPEC, get_setting
+from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.adjudication_controller import AdjudicationController
 from gtreview.ui.dialogs.preferences import runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
@@ -46,9 +48,7 @@ from gtreview.ui.widgets.results_view import ResultsView
 from gtreview.ui.widgets.runs_view import RunsView
 from gtreview.ui.widgets.source_pane import SourcePane
 
-UNREVIEWED = frozenset(
-    {sets_repo.ReviewStatus.DRAFT, sets_repo.ReviewStatus.IN_REVIEW, sets_repo.ReviewStatus.CHANGES_REQUESTED}
-)
+UNREVIEWED = frozenset({ReviewStatus.DRAFT, ReviewStatus.IN_REVIEW, ReviewStatus.CHANGES_REQUESTED})
 
 
 class MainWindow(PagesMixin, QMainWindow):
@@ -217,7 +217,7 @@ class MainWindow(PagesMixin, QMainWindow):
 
     def _reload_runs(self) -> None:
         engine = self.project.engine
-        self._runs.run(lambda: runs_repo.list_runs(engine), self.runs_view.show_runs)
+        self._runs.run(lambda: run_summaries(engine), self.runs_view.show_runs)
 
     def start_pass(self) -> None:
         if self.set_id is None or self.run_controller.running:
@@ -238,9 +238,8 @@ class MainWindow(PagesMixin, QMainWindow):
             dialog.open()
 
         def read() -> tuple[str, str]:
-            name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "set")
-            judge = get_setting(engine, JUDGE_SPEC)
-            return name, judge if isinstance(judge, str) else ""
+            name = set_name(engine, set_id) or "set"
+            return name, project_judge(engine)
 
         QueryOp(self, op=read, success=ask).run_in_background()
 

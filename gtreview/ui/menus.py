@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -9,11 +10,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
+from sqlalchemy import Engine
 
 from gtreview import __version__
+from gtreview.app.project_settings import project_judge, set_approval_requires_calibration, set_project_judge
 from gtreview.app.question_calibration import approval_requires_calibration
 from gtreview.logging_setup import log_path
-from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, JUDGE_SPEC, get_setting, set_setting
 from gtreview.ui.ops import CollectionOp, OpChanges, QueryOp
 
 if TYPE_CHECKING:
@@ -87,7 +89,9 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["calibrate_set"] = _action(window, review_menu, "Calibrate &set", "Ctrl+Shift+K", controller.calibrate_set)
     require = _action(window, review_menu, "Require calibration before approval", None, lambda: None)
     require.setCheckable(True)
-    require.toggled.connect(lambda on: _save_setting(window, APPROVAL_REQUIRES_CALIBRATION, on))
+    require.toggled.connect(
+        lambda on: _save_setting(window, lambda engine: set_approval_requires_calibration(engine, on))
+    )
     _show_requirement(window, require)
     actions["require_calibration"] = require
     review_menu.addSeparator()
@@ -212,12 +216,12 @@ def _show_requirement(window: MainWindow, action: QAction) -> None:
     QueryOp(window, op=lambda: approval_requires_calibration(engine), success=show).run_in_background()
 
 
-def _save_setting(window: MainWindow, key: str, value: object) -> None:
+def _save_setting(window: MainWindow, change: Callable[[Engine], str]) -> None:
+    """Run one settings use case (it returns the key it changed) as a change op."""
     engine = window.project.engine
 
     def save() -> OpChanges:
-        set_setting(engine, key, value)
-        return OpChanges(settings=frozenset({key}))
+        return OpChanges(settings=frozenset({change(engine)}))
 
     CollectionOp(window, save).run_in_background(initiator=window)
 
@@ -230,10 +234,12 @@ def _ask_judge(window: MainWindow) -> None:
         dialog.setWindowTitle("Judge model")
         dialog.setLabelText("Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):")
         dialog.setTextValue(current if isinstance(current, str) else "")
-        dialog.textValueSelected.connect(lambda spec: _save_setting(window, JUDGE_SPEC, spec.strip()))
+        dialog.textValueSelected.connect(
+            lambda spec: _save_setting(window, lambda engine: set_project_judge(engine, spec))
+        )
         dialog.open()
 
-    QueryOp(window, op=lambda: get_setting(engine, JUDGE_SPEC) or "", success=ask).run_in_background()
+    QueryOp(window, op=lambda: project_judge(engine), success=ask).run_in_background()
 
 
 def _open_project(window: MainWindow) -> None:

@@ -14,12 +14,12 @@ from PySide6.QtWidgets import QInputDialog, QWidget
 from sqlalchemy import Engine
 
 from gtreview.app import workflow
+from gtreview.app.project_settings import project_judge, set_project_judge
 from gtreview.app.question_calibration import calibrate_set
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend
 from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store.project import Project
-from gtreview.store.settings_repo import JUDGE_SPEC, get_setting, set_setting
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, QueryOp, failure_message
 
 CommentAsker = Callable[[str, str], "str | None"]
@@ -137,7 +137,7 @@ class ReviewController(QObject):
         engine = self.project.engine
         self.busy = True
         QueryOp(
-            self, op=lambda: get_setting(engine, JUDGE_SPEC), success=lambda spec: self._with_judge(spec, set_id, qids)
+            self, op=lambda: project_judge(engine), success=lambda spec: self._with_judge(spec, set_id, qids)
         ).failure(self._calibration_failed).run_in_background()
 
     def _with_judge(self, spec: object, set_id: int, qids: list[str] | None) -> None:
@@ -178,5 +178,4 @@ class ReviewController(QObject):
 
 
 def _remember_judge(engine: Engine, spec: str) -> OpChanges:
-    set_setting(engine, JUDGE_SPEC, spec)
-    return OpChanges(settings=frozenset({JUDGE_SPEC}))
+    return OpChanges(settings=frozenset({set_project_judge(engine, spec)}))

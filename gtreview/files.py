@@ -13,12 +13,21 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from gtreview.core.errors import UserError
+
+
+class OutputFileError(UserError):
+    """An output that cannot be written (no such folder, no permission, a full disk)."""
+
 
 @contextlib.contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
     """A temporary path beside ``target`` to write to; renamed onto ``target`` on success."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    except OSError as exc:
+        raise OutputFileError(f"cannot write {target}: {exc.strerror or exc}") from None
     os.close(descriptor)
     temporary = Path(name)
     try:
@@ -26,6 +35,8 @@ def atomic_path(target: Path) -> Iterator[Path]:
         with temporary.open("rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(temporary, target)
+    except OSError as exc:  # the old file is untouched; name the target, not the temporary
+        raise OutputFileError(f"cannot write {target}: {exc.strerror or exc}") from exc
     finally:
         temporary.unlink(missing_ok=True)
 

@@ -67,6 +67,23 @@ def _item(engine: Engine, results: RunResults, key: str) -> QueueItem:
     raise AdjudicationError(f"run {results.run_id} has no judgement or pair {key}")
 
 
+def _check_named_awards(results: RunResults, qid: str, gate_passed: bool, awards: dict[str, int]) -> None:
+    """Awards named one by one (the command line) must agree with the gate: the rules zero
+    everything on a failed gate and give the gate its full points, so a value that says
+    otherwise is a contradiction to resolve, never one to drop silently. (The app's form
+    shows the settled total as the expert types, so it needs no such check.)"""
+    if not gate_passed and any(awards.values()):
+        awarded = ", ".join(f"{c}={v}" for c, v in awards.items() if v)
+        raise AdjudicationError(f"the gate failed, so every component scores 0; remove {awarded}")
+    question = next((q for q in results.questions if q.id == qid), None)
+    for component in question.components if question is not None else []:
+        given = awards.get(component.id)
+        if component.is_gate and given is not None and given != int(component.points):
+            raise AdjudicationError(
+                f"{component.id} is the gate: it earns all {component.points} points when the gate passes, not {given}"
+            )
+
+
 def override_item(
     engine: Engine,
     run_id: int,
@@ -89,6 +106,7 @@ def override_item(
     elif item.target == "judgement":
         if gate_passed is None:
             raise AdjudicationError(f"{key} is an answer's judgement: say whether the gate passed")
+        _check_named_awards(results, item.qid, gate_passed, awards or {})
         decision_id = override_judgement(
             engine, results, key, actor=actor, gate_passed=gate_passed, awards=awards or {}, reason=reason
         )

@@ -27,16 +27,28 @@ class ReportResult(BaseModel):
 
 def report_cover(engine: Engine, results: RunResults) -> ReportCover:
     """The set the run answered and the sign-off that froze exactly that version, if any."""
-    if results.set_id is None:
+    set_id = results.set_id if results.set_id is not None else _set_signed_as(engine, results.rubric_hash)
+    if set_id is None:
         return ReportCover()
-    set_name = next((s.name for s in sets_repo.list_sets(engine) if s.id == results.set_id), "")
-    matching = [s for s in signoffs(engine, results.set_id) if s.content_hash == results.rubric_hash]
+    set_name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
+    matching = [s for s in signoffs(engine, set_id) if s.content_hash == results.rubric_hash]
     signoff = (
         f"sign-off #{matching[-1].number} by {matching[-1].reviewer}, {matching[-1].signed_at:%Y-%m-%d}"
         if matching
         else "draft: no sign-off matches this version of the set"
     )
     return ReportCover(set_name=set_name, signoff=signoff)
+
+
+def _set_signed_as(engine: Engine, rubric_hash: str) -> int | None:
+    """The set one of whose sign-offs froze exactly this rubric (a run made from a released
+    rubric file names no set, but its content hash says which one it was)."""
+    if not rubric_hash:
+        return None
+    for summary in sets_repo.list_sets(engine):
+        if any(s.content_hash == rubric_hash for s in signoffs(engine, summary.id)):
+            return summary.id
+    return None
 
 
 def write_report(

@@ -67,9 +67,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Cancelled as exc:
         print_failure(str(exc) or "cancelled", args)
         return exc.exit_status
+    except BrokenPipeError:  # the reader (`| head`) went away: stop quietly, as Unix tools do
+        _silence_stdout()
+        return EXIT_FINDINGS
     except Exception as exc:  # the contract is one line, never a traceback; the log keeps it
         if os.environ.get("GTREVIEW_DEBUG"):
             raise
         logging.getLogger("gtreview.cli").exception("unexpected failure in %s", args_list[:2])
         print_failure(f"{type(exc).__name__}: {exc} (details in {log_path()})", args)
         return EXIT_FINDINGS
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so Python's exit flush raises no second BrokenPipeError."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -42,6 +42,13 @@ def results(args: argparse.Namespace) -> int:
             f"  {model.label:<16} {_num(model.mean):>6} {interval:>16} {model.errors:>7} "
             f"{model.unscored:>9} {model.settled:>8}"
         )
+    for difference in figures.differences:
+        interval = f"[{_num(difference.ci_low)}, {_num(difference.ci_high)}]"
+        p = "–" if difference.p_value is None else f"{difference.p_value:.3f}"
+        print(
+            f"  {difference.finetune} - {difference.base}: {_num(difference.mean_difference)} {interval} "
+            f"(p = {p}), {difference.verdict}; {difference.reading}"
+        )
     for pair in figures.pairwise:
         c = pair.counts
         bias = "–" if pair.position_bias_rate is None else f"{pair.position_bias_rate:.0%}"

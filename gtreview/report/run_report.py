@@ -23,6 +23,7 @@ from gtreview.report.document import (
 from gtreview.report.pdf import render_pdf
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleStatus
+from gtreview.store.runs_repo import RunSource
 
 
 def _interval(summary: object) -> tuple[float, float] | None:
@@ -500,6 +501,20 @@ def _failures(doc: ReportDocument, results: RunResults) -> None:
 def _configuration(doc: ReportDocument, results: RunResults) -> None:
     doc.add(PageBreak(), Heading(text="Configuration"))
     config = results.config
+    if results.source is RunSource.HARNESS:
+        # An import knows only what its files say: no sampling, seeds or templates of gtreview's.
+        doc.add(
+            Paragraph(
+                text="Imported from Groundtruth harness files; every total and pairwise verdict was recomputed "
+                "by gtreview's rules. The harness's sampling settings are not in its files and are not shown."
+            ),
+            Table(
+                header=["Setting", "Value"],
+                rows=[["Judge (as the files name it)", config.judge], ["Models", ", ".join(results.models)]],
+                widths=[1.2, 4],
+            ),
+        )
+        return
     rows = [
         ["Sampling (answers)", json.dumps(config.sampling.model_dump())],
         [

@@ -92,6 +92,8 @@ def reading(kind_differences: dict[str, Difference]) -> str:
         return difference.verdict if difference is not None else "insufficient data"
 
     facts, reasoning = verdict("binary"), verdict("reasoning")
+    if facts == reasoning == "insufficient data":
+        return "insufficient data"
     if reasoning == "fine-tune better":
         return "reasons better"
     if facts == "fine-tune better" and reasoning in ("within noise", "insufficient data"):

@@ -27,6 +27,19 @@ class ModelFigures(BaseModel):
     settled: int  # samples whose score an expert settled
 
 
+class DifferenceFigures(BaseModel):
+    """A fine-tune minus the base, paired by question (the view's difference chart)."""
+
+    finetune: str
+    base: str
+    mean_difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None  # paired permutation test
+    verdict: str
+    reading: str  # learned or recited: "reasons better", "recites more, reasons no better", ...
+
+
 class PairwiseFigures(BaseModel):
     finetune: str
     base: str
@@ -43,6 +56,7 @@ class RunFigures(BaseModel):
     interval_level: float = LEVEL
     repeats: int
     models: list[ModelFigures]
+    differences: list[DifferenceFigures]
     questions: list[QuestionFigures]
     pairwise: list[PairwiseFigures]
 
@@ -78,6 +92,19 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
         )
         for f in analysis.finetunes
     ]
+    differences = [
+        DifferenceFigures(
+            finetune=f.label,
+            base=results.base,
+            mean_difference=f.difference.mean_difference,
+            ci_low=f.difference.ci.low if f.difference.ci else None,
+            ci_high=f.difference.ci.high if f.difference.ci else None,
+            p_value=f.difference.p_value,
+            verdict=f.difference.verdict,
+            reading=f.reading,
+        )
+        for f in analysis.finetunes
+    ]
     return RunFigures(
         run_id=results.run_id,
         name=results.name,
@@ -85,6 +112,7 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
         status=results.status,
         repeats=results.repeats,
         models=models,
+        differences=differences,
         questions=question_figures(results),
         pairwise=pairwise,
     )

@@ -54,10 +54,16 @@ def test_results_json_is_the_loaders_figures(finished, capsys) -> None:  # type:
     assert {(q["question_id"], q["model"]) for q in printed["questions"]} == {
         (q, m) for q in ("A1", "A2", "A3") for m in ("base", "tuned")
     }
+    (difference,) = printed["differences"]
+    assert difference["finetune"] == "tuned" and difference["verdict"] in (
+        "within noise",
+        "fine-tune better",
+        "base better",
+    )
     (pairwise,) = printed["pairwise"]
     assert pairwise["finetune"] == "tuned" and pairwise["counts"]["unknown"] == 3
     status, out, _ = cli(capsys, "results", "--run", str(run_id), "--project", str(folder))
-    assert status == 0 and "tuned vs base" in out and "95% interval" in out
+    assert status == 0 and "tuned vs base" in out and "95% interval" in out and "tuned - base:" in out
 
 
 def test_adjudicate_by_key_moves_every_figure(finished, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -180,3 +186,51 @@ def test_cli_exports(finished, capsys, tmp_path: Path) -> None:  # type: ignore[
     assert status == 0 and "6 rows" in out and (tmp_path / "r.csv").is_file()
     status, _, err = cli(capsys, "export", "csv", "--run", "42", "-o", str(tmp_path / "x.csv"), *project)
     assert status == 2 and "no run 42" in err
+
+
+def test_named_awards_that_contradict_the_gate_are_refused(finished, capsys) -> None:  # type: ignore[no-untyped-def]
+    folder, run_id = finished
+    where = ["--run", str(run_id), "--project", str(folder)]
+    _, out, _ = cli(capsys, "adjudicate", "list", *where, "--json")
+    answer = next(i for i in json.loads(out)["items"] if i["target"] == "judgement")
+    base = ["adjudicate", "override", *where, "--item", answer["key"], "--reason", "r"]
+    status, _, err = cli(capsys, *base, "--gate", "fail", "--award", "C2=2")
+    assert status == 2 and "the gate failed, so every component scores 0; remove C2=2" in err
+    status, _, err = cli(capsys, *base, "--gate", "pass", "--award", "C1=1")
+    assert status == 2 and "C1 is the gate: it earns all 3 points" in err
+    status, _, _ = cli(capsys, *base, "--gate", "pass", "--award", "C1=3", "--award", "C2=1")
+    assert status == 0
+    _, out, _ = cli(capsys, "adjudicate", "list", *where, "--json")
+    assert sum(i["settled"] for i in json.loads(out)["items"]) == 1  # only the consistent one was recorded
+
+
+def test_an_unwritable_output_and_a_closed_pipe_are_one_line(finished, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    folder, run_id = finished
+    blocked = tmp_path / "file"
+    blocked.write_text("x", encoding="utf-8")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gtreview.cli",
+            "export",
+            "csv",
+            "--run",
+            str(run_id),
+            "--project",
+            str(folder),
+            "-o",
+            str(blocked / "r.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"cannot write {blocked / 'r.csv'}" in done.stderr and ".partial" not in done.stderr
+    command = f"{sys.executable} -m gtreview.cli results --run {run_id} --project {folder} --json | head -c 10"
+    piped = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in piped.stderr and "BrokenPipe" not in piped.stderr

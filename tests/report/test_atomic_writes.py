@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gtreview.files import write_text_atomic
+from gtreview.files import OutputFileError, write_text_atomic
 from gtreview.report import exports, pdf
 from gtreview.report.document import Paragraph, ReportDocument
 from gtreview.results.rows import LeaderboardExport, QuestionFigures
@@ -30,7 +30,7 @@ def test_a_failed_pdf_keeps_the_previous_report(tmp_path: Path, monkeypatch: pyt
         disk_full()
 
     monkeypatch.setattr(pdf, "_build", half_then_fail)
-    with pytest.raises(OSError, match="No space"):
+    with pytest.raises(OutputFileError, match=r"cannot write .*report\.pdf: No space"):
         pdf.render_pdf(document, out)
     assert out.read_bytes() == good
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.pdf"]
@@ -50,7 +50,7 @@ def test_a_failed_csv_keeps_the_previous_export(tmp_path: Path) -> None:
             yield row
             disk_full()
 
-    with pytest.raises(OSError):
+    with pytest.raises(OutputFileError, match=r"results\.csv: No space"):
         exports.write_results_csv(Exploding(), out)
     assert out.read_text(encoding="utf-8") == good
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]

@@ -186,7 +186,7 @@ def test_an_override_reaches_every_output(project, tmp_path: Path) -> None:  # t
     scores = json.loads((tmp_path / f"board-{run_id}-tuned" / "scores.json").read_text(encoding="utf-8"))
     a1 = next(e for e in scores if e["id"] == "A1")
     assert a1["score_b"] == 7.67  # (10 + 7 + 6) / 3
-    assert sum(c["awarded"] for c in a1["score_b_components"]) == 10  # the settled awards of sample 0
+    assert "score_b_components" not in a1  # a mean of 10, 7 and 6 is no one record: no components contradict it
     queue = queue_of_run(opened.engine, run_id)
     assert any(item.key == sample.judgement_key and item.settled for item in queue) or all(
         item.key != sample.judgement_key for item in queue
@@ -359,3 +359,28 @@ def test_the_report_cover_is_the_same_from_the_app_and_the_cli(project, tmp_path
     assert done.returncode == 0, done.stderr
     assert cover_text(app_pdf) == cover_text(cli_pdf)
     assert any("sign-off #1 by geologist" in line for line in cover_text(app_pdf))
+
+
+def test_an_import_of_a_released_rubric_names_its_set_and_sign_off(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app import workflow
+    from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
+
+    opened, set_id = project
+    set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    for summary in sets_repo.list_questions(opened.engine, set_id):
+        workflow.approve(opened.engine, set_id, summary.qid, reviewer="geologist")
+    workflow.sign_off(opened.engine, set_id, reviewer="geologist")
+    released = sets_repo.export_rubric(opened.engine, set_id)
+    report = import_harness_files(  # no set named: the rubric file of the release
+        opened.engine, released, scores=harness_scores(tmp_path / "scores.json"), labels=("base", "cand")
+    )
+    assert report.run_id is not None
+    results = load_run_results(opened.engine, report.run_id)
+    cover = report_cover(opened.engine, results)
+    assert cover.set_name == sets_repo.list_sets(opened.engine)[0].name
+    assert cover.signoff.startswith("sign-off #1 by geologist")
+    document = build_report(results, analyse(results, **SEEDLESS))
+    configuration = next(
+        b for b in reversed(document.blocks) if getattr(b, "kind", "") == "table"
+    )  # the configuration page of an import states no sampling it cannot know
+    assert all("Sampling" not in row[0] for row in configuration.rows)

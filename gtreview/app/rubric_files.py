@@ -46,6 +46,7 @@ class RubricSource(BaseModel):
     sha256: str
     rubric: Rubric
     findings: list[Finding]
+    text: str = ""  # the file as read, kept with an imported set for its exports
 
     @property
     def errors(self) -> int:
@@ -87,7 +88,11 @@ def read_rubric_source(path: Path) -> RubricSource:
     """The typed rubric with its findings and file hash (what an import records)."""
     rubric_file = _read(path)
     return RubricSource(
-        path=path, sha256=rubric_file.sha256, rubric=_model(path, rubric_file), findings=rubric_file.findings
+        path=path,
+        sha256=rubric_file.sha256,
+        rubric=_model(path, rubric_file),
+        findings=rubric_file.findings,
+        text=rubric_file.text,
     )
 
 

@@ -19,6 +19,7 @@ from gtreview.app.review import EvidenceCheck, check_rubric_evidence, corpus_ind
 from gtreview.app.rubric_files import RubricFileError, RubricSource
 from gtreview.core.errors import UserError
 from gtreview.core.rubric import Rubric, rubric_to_json_text
+from gtreview.files import write_text_atomic
 from gtreview.interop.grading_guide import render_grading_guide
 from gtreview.store import sets_repo
 
@@ -68,7 +69,12 @@ def import_rubric(engine: Engine, source: RubricSource, *, actor: str) -> Rubric
     """Store the rubric as a new set (every question in draft) and check its locators."""
     try:
         set_id = sets_repo.import_rubric(
-            engine, source.rubric, source_name=source.path.name, source_sha256=source.sha256, actor=actor
+            engine,
+            source.rubric,
+            source_name=source.path.name,
+            source_sha256=source.sha256,
+            actor=actor,
+            source_text=source.text or None,
         )
     except sets_repo.SetImportError as exc:
         raise RubricFileError(f"{source.path}: {exc}") from None
@@ -94,9 +100,15 @@ def chosen_set(engine: Engine, set_id: int | None) -> int:
 
 
 def export_set(engine: Engine, out: Path, *, set_id: int | None = None, format: ExportFormat = "json") -> RubricExport:
-    """Write the set's current versions as a rubric file (json) or a grading guide (md)."""
+    """Write the set's current versions as a rubric file (json) or a grading guide (md).
+
+    A set nobody edited is written as the file it was imported from, byte for byte; an
+    edited one in that file's layout (indentation, one-line objects, line ends)."""
     chosen = chosen_set(engine, set_id)
     rubric = sets_repo.export_rubric(engine, chosen)
-    text = render_grading_guide(rubric) if format == "md" else rubric_to_json_text(rubric)
-    out.write_text(text, encoding="utf-8")
+    if format == "md":
+        text = render_grading_guide(rubric)
+    else:
+        text = rubric_to_json_text(rubric, like=sets_repo.source_text(engine, chosen))
+    write_text_atomic(out, text)
     return RubricExport(set_id=chosen, format=format, path=out)

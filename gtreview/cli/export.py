@@ -18,9 +18,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     board.add_argument("-o", "--output", type=Path, required=True, help="output folder")
     board.add_argument("--contact", type=str, default="", help="contact_or_repo for meta.json")
     board.add_argument(
-        "--rubric-key", type=str, default=None, help="rubric_key for meta.json (default: the set's file name)"
+        "--rubric-key",
+        type=str,
+        default=None,
+        help="rubric_key for meta.json (default: the import's, the rubric's benchmark block, or --rubrics-config's)",
+    )
+    board.add_argument(
+        "--rubrics-config", type=Path, default=None, help="the harness's configs/rubrics.json, to find the rubric key"
     )
     board.add_argument("--model-id", type=str, default=None, help="candidate_model_id for meta.json (default: LABEL)")
+    board.add_argument("--model-name", type=str, default=None, help="model_name for meta.json")
+    board.add_argument("--harness-name", type=str, default=None, help="harness_name for meta.json")
+    board.add_argument("--harness-repo", type=str, default=None, help="harness_repo for meta.json")
+    board.add_argument("--submitter", type=str, default=None, help="submitter for meta.json")
+    board.add_argument("--date", type=_iso_date, default=None, help="date for meta.json (YYYY-MM-DD)")
     board.add_argument(
         "--rubric", type=Path, default=None, help="rubric for question texts (runs imported before they were kept)"
     )
@@ -38,10 +49,27 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     table.set_defaults(handler=export_csv)
 
 
+def _iso_date(text: str) -> str:
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
+
+
 def export_leaderboard(args: argparse.Namespace) -> int:
+    from gtreview.app.exports import SubmissionMeta
     from gtreview.app.exports import export_leaderboard as export
 
     rubric = load_rubric(args.rubric) if args.rubric is not None else None
+    meta = SubmissionMeta(
+        model_name=args.model_name,
+        harness_name=args.harness_name,
+        harness_repo=args.harness_repo,
+        submitter=args.submitter,
+        date=args.date,
+    )
     project = open_cli_project(args)
     try:
         result = export(
@@ -53,6 +81,9 @@ def export_leaderboard(args: argparse.Namespace) -> int:
             rubric_key=args.rubric_key,
             candidate_model_id=args.model_id,
             contact=args.contact,
+            meta=meta,
+            rubric_file=args.rubric.name if args.rubric is not None else None,
+            rubrics_registry=args.rubrics_config,
         )
     finally:
         project.close()

@@ -40,6 +40,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--models-json", type=Path, help="models from a Groundtruth configs/models.json")
     parser.add_argument("--base-url", type=str, help="with --models-json: the vLLM server that serves them")
     parser.add_argument("--gguf-dir", type=Path, help="with --models-json: a folder of local GGUF files to use instead")
+    parser.add_argument(
+        "--entry",
+        type=str,
+        action="append",
+        default=[],
+        metavar="LABEL",
+        help="with --models-json: run only this entry (repeatable; default: every entry)",
+    )
     parser.add_argument("--judge", type=str, required=True, metavar="SPEC")
     parser.add_argument("--repeats", type=int_at_least(1), default=1, metavar="K")
     parser.add_argument("--temperature", type=float_between(0.0), default=0.7)
@@ -54,16 +62,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(handler=run)
 
 
-def _models_json(args: argparse.Namespace) -> list[str]:
-    from gtreview.inference.model_configs import ModelConfigError, read_models_json, to_model_specs
+def _models_json(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """``LABEL=SPEC`` values from the models.json, each server asked what it serves; and the notes."""
+    from gtreview.app.passes import models_from_config
 
-    try:
-        mapped = to_model_specs(read_models_json(args.models_json), base_url=args.base_url, gguf_dir=args.gguf_dir)
-    except (ModelConfigError, ValueError) as exc:
-        raise CliError(str(exc).splitlines()[0]) from None
-    if mapped.problems:
-        raise CliError(f"{args.models_json}: {mapped.problems[0]} ({len(mapped.problems)} entries cannot be run)")
-    return [f"{label}={spec}" for label, spec in mapped.specs]
+    if args.models_json is None:
+        if args.entry:
+            raise CliError("--entry goes with --models-json")
+        return [], []
+    lineup = models_from_config(args.models_json, base_url=args.base_url, gguf_dir=args.gguf_dir, entries=args.entry)
+    return [f"{label}={spec}" for label, spec in lineup.models], lineup.notes
 
 
 def _models(values: list[str]) -> list[dict[str, str]]:
@@ -103,11 +111,15 @@ def run(args: argparse.Namespace) -> int:
     from gtreview.runs.plan import PassConfig
 
     rubric = load_rubric(args.rubric) if args.rubric is not None else None
+    from_json, notes = _models_json(args)  # servers are asked before any project is opened
+    models = _models(args.model + from_json)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     project = open_cli_project(args)
     try:
         config = PassConfig(
             name=args.name or (args.rubric.stem if args.rubric else f"set {args.set_id}"),
-            models=_models(args.model + (_models_json(args) if args.models_json else [])),
+            models=models,
             judge=args.judge,
             repeats=args.repeats,
             sampling=Sampling(
@@ -139,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         project.close()
     summary = result.model_dump()
     if args.json:
-        print_json({"ok": True, **summary})
+        print_json({"ok": True, **summary, "notes": notes})
     else:
         print(
             f"run {result.run_id}: {result.generated} answers generated, {result.reused} reused, "

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 TOKENS: dict[str, int] = {"[[A>>B]]": 2, "[[A>B]]": 1, "[[A=B]]": 0, "[[B>A]]": -1, "[[B>>A]]": -2}
 _SPACE = re.compile(r"\s+")
 _TOKEN = re.compile(r"\[\[\s*(A\s*>>\s*B|A\s*>\s*B|A\s*=\s*B|B\s*>\s*A|B\s*>>\s*A)\s*\]\]")
+_BARE = re.compile(r"\s*(?:\[\[)?\s*(A\s*>>\s*B|A\s*>\s*B|A\s*=\s*B|B\s*>\s*A|B\s*>>\s*A)\s*(?:\]\])?\s*")
 
 
 class PairLabel(StrEnum):
@@ -31,6 +32,20 @@ def parse_verdict(text: str) -> str | None:
     """The one verdict token in ``text``; None when there is none or they disagree."""
     found = {"[[" + _SPACE.sub("", m) + "]]" for m in _TOKEN.findall(text or "")}
     return found.pop() if len(found) == 1 else None
+
+
+def read_token(value: object) -> str | None:
+    """A verdict as the Groundtruth harness stores it: a bare token (``"A>B"``, what it
+    writes), a bracketed one (older files), or a judge's text, where the FIRST
+    ``[[..]]`` token wins (the harness's own reading). None for ``"unknown"``, a missing
+    value or a text without a token."""
+    if not isinstance(value, str):
+        return None
+    bare = _BARE.fullmatch(value)
+    if bare is not None:
+        return "[[" + _SPACE.sub("", bare.group(1)) + "]]"
+    first = _TOKEN.search(value)
+    return "[[" + _SPACE.sub("", first.group(1)) + "]]" if first else None
 
 
 def label_for(score: float) -> PairLabel:
@@ -64,7 +79,13 @@ class PairOutcome(BaseModel):
 
 
 def reconcile(normal_text: str, swapped_text: str) -> PairOutcome:
-    normal, swapped = parse_verdict(normal_text), parse_verdict(swapped_text)
+    return reconcile_tokens(parse_verdict(normal_text), parse_verdict(swapped_text))
+
+
+def reconcile_tokens(normal: str | None, swapped: str | None) -> PairOutcome:
+    """Both orders' tokens (``[[A>B]]`` or None), reconciled; a missing one makes the pair unknown."""
+    normal = normal if normal in TOKENS else None
+    swapped = swapped if swapped in TOKENS else None
     if normal is None or swapped is None:
         return PairOutcome(
             verdict_normal=normal,

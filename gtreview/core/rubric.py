@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import Field
 
 from gtreview.core.jsonformat import dumps_harness_json
-from gtreview.core.jsonmodel import JsonModel
+from gtreview.core.jsonlayout import detect_layout, dumps_in_layout
+from gtreview.core.jsonmodel import JsonModel, canonical_json
 
 SCHEMA_VERSION = "2.0"
 TOTAL_POINTS = 10
@@ -222,6 +223,20 @@ def rubric_from_json_text(text: str) -> Rubric:
     return Rubric.model_validate(json.loads(text))
 
 
-def rubric_to_json_text(rubric: Rubric) -> str:
-    """Serialise in the harness's own layout, so a round trip diffs cleanly."""
-    return dumps_harness_json(rubric.to_json_dict())
+def rubric_to_json_text(rubric: Rubric, *, like: str | None = None) -> str:
+    """Serialise in the harness's own layout, so a round trip diffs cleanly.
+
+    ``like`` is the text of the file the rubric was read from: an unchanged rubric is
+    that text byte for byte, whatever its layout; an edited one is written in its layout.
+    """
+    data = rubric.to_json_dict()
+    if like is None:
+        return dumps_harness_json(data)
+    try:
+        original = json.loads(like.removeprefix("\ufeff"))
+        layout = detect_layout(like)
+    except ValueError:  # not JSON after all: the harness's layout
+        return dumps_harness_json(data)
+    if canonical_json(original) == canonical_json(data):
+        return like
+    return dumps_in_layout(data, layout)

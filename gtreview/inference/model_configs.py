@@ -35,13 +35,20 @@ Two ways to run an entry, tried in this order:
 An entry that fits neither is reported in ``MappedModels.problems`` (one line each),
 never dropped silently; every spec produced is parsed back with ``parse_model_spec``
 to prove it names what it was built from.
+
+A server is then asked what it serves (``GET /v1/models``, ``served_names``) rather than
+trusted to follow the convention: a name it serves is kept; when it serves exactly one
+model (the harness's pod: ``benchmark``) the entry uses that one and a note says so;
+otherwise the entry cannot run, and the one line names the models served. Two entries
+that would so become the same model are refused: a base benchmarked under a LoRA's
+label would be a silent error.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import quote
@@ -270,3 +277,48 @@ def _checked_base_url(base_url: str | None) -> str | None:
     except ModelSpecError as exc:
         raise ModelConfigError(f"bad vLLM base URL {base_url!r}: {exc}") from None
     return url
+
+
+class ServedModels(NamedTuple):
+    """``specs``: (label, spec) pairs naming what the servers serve; ``notes``: each name changed."""
+
+    specs: list[tuple[str, str]]
+    notes: list[str]
+
+
+def served_names(specs: Sequence[tuple[str, str]], ask: Callable[[str], list[str]]) -> ServedModels:
+    """The specs with each OpenAI-compatible model name checked against what its server serves.
+
+    ``ask(url)`` returns the names a server serves (asked once per server). Raises
+    ``ModelConfigError`` (one line) for an entry no served name fits.
+    """
+    served: dict[str, list[str]] = {}
+    out: list[tuple[str, str]] = []
+    notes: list[str] = []
+    chosen_by: dict[str, str] = {}
+    for label, spec in specs:
+        parsed = parse_model_spec(spec)
+        if parsed.kind != "openai" or parsed.url is None or parsed.model is None:
+            out.append((label, spec))
+            continue
+        if parsed.url not in served:
+            served[parsed.url] = ask(parsed.url)
+        names = served[parsed.url]
+        if parsed.model in names:
+            chosen_by.setdefault(spec, label)
+            out.append((label, spec))
+            continue
+        if len(names) != 1:
+            listed = ", ".join(repr(n) for n in names) or "no model"
+            raise ModelConfigError(f"{label}: {parsed.url} does not serve {parsed.model!r}; it serves {listed}")
+        name = names[0]
+        new = f"openai:{parsed.url}#{name}"
+        if new in chosen_by:
+            raise ModelConfigError(
+                f"{chosen_by[new]} and {label} would both be {name!r}, the one model {parsed.url} serves; "
+                "run one entry there at a time, or give each model its own server"
+            )
+        chosen_by[new] = label
+        notes.append(f"{label}: {parsed.url} does not serve {parsed.model!r}; it serves only {name!r}, used instead")
+        out.append((label, new))
+    return ServedModels(out, notes)

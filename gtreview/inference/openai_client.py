@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
 from gtreview.inference.pooled import PooledBackend, mask_secret, one_line
 
@@ -182,6 +183,38 @@ class OpenAICompatibleBackend(PooledBackend):
                 return {"error": self._mask(one_line(f"{type(exc).__name__}: {exc}"))}
             self._server_info = _models_summary(response, self.model)
             return self._server_info
+
+
+class ServerQueryError(UserError, ValueError):
+    """A server that cannot say which models it serves (one line naming it)."""
+
+
+def served_models(
+    base_url: str,
+    *,
+    api_key: str | None = None,
+    timeout: float = 10.0,
+    transport: httpx.BaseTransport | None = None,
+) -> list[str]:
+    """The model names an OpenAI-compatible server serves (``GET /v1/models``), in its order."""
+    try:
+        root = api_root(base_url)
+    except ValueError as exc:
+        raise ServerQueryError(str(exc)) from None
+    key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+    headers = {"Authorization": f"Bearer {key.strip()}"} if key and key.strip() else {}
+    shown = _display_url(root)
+    try:
+        with httpx.Client(transport=transport, headers=headers, timeout=timeout) as client:
+            response = client.get(_endpoint(root, "/v1/models"))
+    except httpx.HTTPError as exc:
+        detail = mask_secret(one_line(f"{type(exc).__name__}: {exc}"), key)
+        raise ServerQueryError(f"{shown}: cannot ask which models it serves ({detail})") from None
+    summary = _models_summary(response, "")
+    if "error" in summary:
+        raise ServerQueryError(f"{shown}: {mask_secret(summary['error'], key)}")
+    models: list[str] = summary["models"]
+    return models
 
 
 def request_body(model: str, request: CompletionRequest) -> dict[str, Any]:

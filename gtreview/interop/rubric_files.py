@@ -20,6 +20,7 @@ class RubricFile:
     sha256: str
     data: dict[str, object]
     findings: list[Finding]
+    text: str = ""  # the file as read (a byte-order mark kept), for an export in its layout
 
 
 def read_rubric_file(path: Path) -> RubricFile:
@@ -38,7 +39,13 @@ def read_rubric_file(path: Path) -> RubricFile:
     except OSError as exc:
         raise RubricReadError(exc.strerror or str(exc)) from None
     data = parse_rubric_bytes(raw)
-    return RubricFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), data=data, findings=validate_rubric(data))
+    return RubricFile(
+        path=path,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        data=data,
+        findings=validate_rubric(data),
+        text=raw.decode("utf-8"),
+    )
 
 
 def to_rubric(rubric_file: RubricFile) -> Rubric:

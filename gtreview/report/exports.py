@@ -57,6 +57,6 @@ def write_leaderboard(export: LeaderboardExport, out_dir: Path) -> list[Path]:
     """``scores.json`` and ``meta.json``, in the harness's JSON layout; nothing else is written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     scores, meta = out_dir / "scores.json", out_dir / "meta.json"
-    write_text_atomic(scores, dumps_harness_json([e.model_dump() for e in export.scores]))
+    write_text_atomic(scores, dumps_harness_json([e.to_json() for e in export.scores]))
     write_text_atomic(meta, dumps_harness_json(export.meta))
     return [scores, meta]

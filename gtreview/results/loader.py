@@ -261,12 +261,17 @@ def _imported(
     generations = {(g.model_label, g.qid, g.sample_index): g for g in runs_repo.run_generations(engine, run_id)}
     judgements = {(j.model_label, j.qid, j.sample_index): j for j in runs_repo.run_judgements(engine, run_id)}
     pair_rows = runs_repo.run_pairs(engine, run_id)
-    labels = list(dict.fromkeys([*stored.harness.labels, *(k[0] for k in generations), *(k[0] for k in judgements)]))
-    labels = [label for label in labels if any(k[0] == label for k in [*generations, *judgements])] or labels
+    base = stored.harness.base_label
+    labels = list(
+        dict.fromkeys([base, *stored.harness.labels, *(k[0] for k in generations), *(k[0] for k in judgements)])
+    )
+    used = {k[0] for k in [*generations, *judgements]} | {p.model_a for p in pair_rows} | {p.model_b for p in pair_rows}
+    labels = [label for label in labels if label in used] or labels
+    questions = {q.id: q for q in stored.question_models()}
     samples = []
     for key in sorted(set(generations) | set(judgements), key=lambda k: (labels.index(k[0]), k[1], k[2])):
         generation, judgement = generations.get(key), judgements.get(key)
-        sample = _sample(*key, generation, judgement, imported=True)
+        sample = _sample(*key, generation, judgement, imported=True, question=questions.get(key[1]))
         sample.generation_key = generation.key if generation is not None else ""
         sample.judgement_key = judgement.key if judgement is not None else ""
         samples.append(sample)
@@ -348,7 +353,14 @@ def _by_keys(engine: Engine, model: Any, keys: list[str]) -> list[Any]:
 
 
 def _sample(
-    model: str, qid: str, sample_index: int, generation: Any, judgement: Any, *, imported: bool = False
+    model: str,
+    qid: str,
+    sample_index: int,
+    generation: Any,
+    judgement: Any,
+    *,
+    imported: bool = False,
+    question: Question | None = None,
 ) -> SampleResult:
     base = SampleResult(model=model, qid=qid, sample_index=sample_index, status=SampleStatus.MISSING)
     if generation is None and not (imported and judgement is not None):
@@ -364,7 +376,7 @@ def _sample(
     payload = json.loads(judgement.record_json)
     contract = payload.get("contract")
     if contract is None and imported and judgement.status == "scored" and judgement.total is not None:
-        contract = _file_contract(payload, judgement)
+        contract = _file_contract(payload, judgement, question)
     if judgement.status != "scored" or contract is None:
         base.status, base.unscored_reason = SampleStatus.UNSCORED, payload.get("unscored_reason", "")
         return base
@@ -379,18 +391,33 @@ def _sample(
     return base
 
 
-def _file_contract(payload: dict[str, Any], judgement: Any) -> dict[str, Any]:
-    """A grader record from an imported score entry (total and gate as recomputed at import)."""
+def _file_contract(payload: dict[str, Any], judgement: Any, question: Question | None = None) -> dict[str, Any]:
+    """A grader record from a score entry imported before imports kept one (total and gate as
+    recomputed at import; the awards settled by the same rules when the question is known, so
+    the total never contradicts them)."""
     stored = payload.get("file")
     file: dict[str, Any] = stored if isinstance(stored, dict) else {}
     components = next((v for k, v in file.items() if k.endswith("_components") and isinstance(v, list)), [])
+    written = [c for c in components if isinstance(c, dict) and c.get("id") is not None]
+    awards = {str(c.get("id")): c.get("awarded") for c in written}
+    reasons = {str(c.get("id")): str(c.get("reason") or "") for c in written}
+    if question is not None and question.components:
+        whole = {cid: int(v) for cid, v in awards.items() if isinstance(v, int) and not isinstance(v, bool)}
+        settled, total = settle_awards(question, bool(judgement.gate_passed), whole)
+        return {
+            "total": total,
+            "gate_passed": bool(judgement.gate_passed),
+            "components": [{"id": cid, "awarded": v, "reason": reasons.get(cid, "")} for cid, v in settled.items()],
+            "adjudication_required": next(
+                (bool(v) for k, v in file.items() if k.endswith("_adjudication_required")), False
+            ),
+        }
     return {
         "total": judgement.total,
         "gate_passed": bool(judgement.gate_passed),
         "components": [
             {"id": str(c.get("id")), "awarded": int(c.get("awarded") or 0), "reason": str(c.get("reason") or "")}
-            for c in components
-            if isinstance(c, dict) and c.get("id") is not None
+            for c in written
         ],
         "adjudication_required": next(
             (bool(v) for k, v in file.items() if k.endswith("_adjudication_required")), False

@@ -16,10 +16,15 @@ How samples count: a sample is one of a model's K answers to a question.
 
 The leaderboard wants one number per question, so with K repeats ``score_b`` is the
 mean over the scored and error samples rounded to 2 decimals (an integer when it is
-whole), while ``score_b_gate_passed`` and ``score_b_components`` are the first such
-sample's (lowest sample index): a submission cannot carry K component lists.
-``score_b_adjudication_required`` is true when any sample asked for adjudication.
-A question with no scored or error sample is left out of ``scores.json`` and listed.
+whole). Each entry must read as a valid grader record, so it never states a total its
+components contradict: ``score_b_components`` are the first counted sample's settled
+awards (lowest sample index) and are given only when they sum to ``score_b`` (always
+with one sample; with K a mean of differing totals has no component list, and the
+export says so); ``score_b_gate_passed`` is true when some counted sample passed the
+gate, which is exactly when ``score_b`` is above 0 (a failed gate scores 0, a passed
+one at least its points). ``score_b_adjudication_required`` is true when any sample
+asked for adjudication. A question with no scored or error sample is left out of
+``scores.json`` and listed.
 """
 
 from __future__ import annotations
@@ -130,8 +135,11 @@ class LeaderboardEntry(BaseModel):
     question: str
     score_b: int | float
     score_b_gate_passed: bool
-    score_b_components: list[dict[str, Any]]
+    score_b_components: list[dict[str, Any]] | None = None  # None: a mean no one record can carry
     score_b_adjudication_required: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
 
 
 class LeaderboardExport(BaseModel):
@@ -161,7 +169,8 @@ def _components(question: Question, sample: SampleResult) -> list[dict[str, Any]
 
 
 def leaderboard_entries(results: RunResults, model: str) -> tuple[list[LeaderboardEntry], list[str]]:
-    """The ``scores.json`` entries of one model and the questions left out (no counted sample)."""
+    """The ``scores.json`` entries of one model and the questions left out (no counted sample).
+    An entry whose mean no single sample's components sum to carries no component list."""
     by_key: dict[str, list[SampleResult]] = {}
     for sample in sorted(results.samples, key=lambda s: s.sample_index):
         if sample.model == model:
@@ -174,13 +183,15 @@ def leaderboard_entries(results: RunResults, model: str) -> tuple[list[Leaderboa
                 left_out.append(question.id)
             continue
         first = counted[0]
+        score = _score(statistics.fmean(float(s.total or 0.0) for s in counted))
+        components = _components(question, first)
         entries.append(
             LeaderboardEntry(
                 id=question.id,
                 question=question.question or "",
-                score_b=_score(statistics.fmean(float(s.total or 0.0) for s in counted)),
-                score_b_gate_passed=bool(first.gate_passed),
-                score_b_components=_components(question, first),
+                score_b=score,
+                score_b_gate_passed=any(s.status is SampleStatus.SCORED and bool(s.gate_passed) for s in counted),
+                score_b_components=components if sum(int(c["awarded"]) for c in components) == score else None,
                 score_b_adjudication_required=any(s.adjudication_required for s in counted),
             )
         )

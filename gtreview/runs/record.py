@@ -29,7 +29,15 @@ class HarnessSource(BaseModel):
 
     scores: str | None = None
     answers: dict[str, str] = Field(default_factory=dict)
-    labels: list[str] = Field(default_factory=lambda: ["a", "b"])
+    errors: dict[str, str] = Field(default_factory=dict)  # the harness errors file found beside each answers file
+    labels: list[str] = Field(default_factory=lambda: ["a", "b"])  # the models of the score file's sides A and B
+    base: str | None = None  # the label the others are compared with (None: side A's)
+    rubric_key: str | None = None  # the harness leaderboard's key for the rubric, when known
+    rubric_file: str | None = None  # the rubric file's name, as the import was given it
+
+    @property
+    def base_label(self) -> str:
+        return self.base or self.labels[0]
 
 
 class Templates(BaseModel):
@@ -106,8 +114,10 @@ def new_pass_config(config_hash: str, pass_config: PassConfig) -> dict[str, Any]
     return RunConfig(config_hash=config_hash, pass_config=pass_config).to_json()
 
 
-def new_import_config(harness: HarnessSource, questions: list[Question]) -> dict[str, Any]:
-    return RunConfig(harness=harness, questions=[q.to_json_dict() for q in questions]).to_json()
+def new_import_config(harness: HarnessSource, questions: list[Question], *, config_hash: str = "") -> dict[str, Any]:
+    return RunConfig(
+        config_hash=config_hash, harness=harness, questions=[q.to_json_dict() for q in questions]
+    ).to_json()
 
 
 __all__ = [

@@ -116,6 +116,18 @@ def find_or_create_run(
     )
 
 
+def find_run(engine: Engine, *, source: RunSource, rubric_hash: str, config_hash: str) -> int | None:
+    """The run of this source, rubric and configuration hash, if there is one (nothing is changed)."""
+    with Session(engine) as session:
+        query = select(tables.Run).where(
+            col(tables.Run.rubric_hash) == rubric_hash, col(tables.Run.source) == source.value
+        )
+        for run in session.exec(query.order_by(col(tables.Run.id))):
+            if config_hash and json.loads(run.config_json).get("config_hash") == config_hash:
+                return run.id
+    return None
+
+
 def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)

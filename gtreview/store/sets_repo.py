@@ -56,8 +56,17 @@ class VersionInfo(BaseModel):
     created_at: str
 
 
-def import_rubric(engine: Engine, rubric: Rubric, *, source_name: str, source_sha256: str, actor: str) -> int:
-    """Store ``rubric`` as a new benchmark set (version 1 of each question); return its id."""
+def import_rubric(
+    engine: Engine,
+    rubric: Rubric,
+    *,
+    source_name: str,
+    source_sha256: str,
+    actor: str,
+    source_text: str | None = None,
+) -> int:
+    """Store ``rubric`` as a new benchmark set (version 1 of each question); return its id.
+    ``source_text`` is the file as read, kept so an export can be written in its layout."""
     ids = [q.id for q in rubric.questions]
     duplicates = sorted({qid for qid in ids if ids.count(qid) > 1})
     if duplicates:
@@ -69,6 +78,7 @@ def import_rubric(engine: Engine, rubric: Rubric, *, source_name: str, source_sh
             source_name=source_name,
             header_json=json.dumps(header, ensure_ascii=False),
             source_sha256=source_sha256,
+            source_text=source_text,
         )
         session.add(benchmark_set)
         session.flush()
@@ -313,6 +323,15 @@ def set_header(engine: Engine, set_id: int) -> dict[str, Any]:
             raise KeyError(f"no benchmark set {set_id}")
         header: dict[str, Any] = json.loads(benchmark_set.header_json)
         return header
+
+
+def source_text(engine: Engine, set_id: int) -> str | None:
+    """The text of the file the set was imported from (None: imported before sets kept it)."""
+    with Session(engine) as session:
+        benchmark_set = session.get(tables.BenchmarkSet, set_id)
+        if benchmark_set is None:
+            raise KeyError(f"no set {set_id}")
+        return benchmark_set.source_text
 
 
 def export_rubric(engine: Engine, set_id: int) -> Rubric:

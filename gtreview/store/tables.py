@@ -74,6 +74,7 @@ class BenchmarkSet(SQLModel, table=True):
     header_json: str = Field(sa_column=Column(Text, nullable=False))
     source_sha256: str = Field(index=True)
     created_at: datetime = Field(default_factory=utc_now)
+    source_text: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # the file as imported
 
 
 class Question(SQLModel, table=True):

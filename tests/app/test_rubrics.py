@@ -82,3 +82,19 @@ def test_export_picks_the_only_set_and_refuses_otherwise(project: Project, tmp_p
     import_rubric(project.engine, read_rubric_source(path), actor="geo")
     with pytest.raises(SetChoiceError, match="2 sets"):
         export_set(project.engine, tmp_path / "o.json")
+
+
+def test_an_imported_set_exports_in_the_layout_of_its_file(project: Project, tmp_path: Path) -> None:
+    from gtreview.store import sets_repo
+    from tests.core.test_rubric_model import COMPACT
+
+    raw = ("\ufeff" + COMPACT).replace("\n", "\r\n").encode("utf-8")  # a BOM and CRLF, as Windows tools write
+    path = tmp_path / "Compact_grading_key.json"
+    path.write_bytes(raw)
+    imported = import_rubric(project.engine, read_rubric_source(path), actor="geo")
+    assert export_set(project.engine, tmp_path / "same.json").path.read_bytes() == raw  # unchanged: byte for byte
+    question = sets_repo.load_question(project.engine, imported.set_id, "A1")
+    question.title = "Host rock and its control"
+    sets_repo.save_question(project.engine, imported.set_id, question, author="geo")
+    edited = export_set(project.engine, tmp_path / "edited.json").path.read_bytes()
+    assert edited == raw.replace(b'"title": "Host rock"', b'"title": "Host rock and its control"')

@@ -17,6 +17,7 @@ import pytest
 
 from gtreview.app.sample_project import sample_rubric_path
 from gtreview.core.rubric import rubric_from_json_text
+from tests.inference.vllm_loopback import vllm_server
 from tests.judging.loopback import judge_server
 from tests.judging.scripted import fixture_reply, verdict_json
 
@@ -148,7 +149,9 @@ def test_models_from_a_harness_models_json(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     project = tmp_path / "project"
-    with judge_server(judge) as url:
+    # the server serves the base under its repo name and the LoRA under its label (and the judge)
+    with vllm_server(["org/base-7b", "geo", "judge"], judge) as server:
+        url = server.url
         result = subprocess.run(
             [
                 sys.executable,
@@ -177,3 +180,4 @@ def test_models_from_a_harness_models_json(tmp_path: Path) -> None:
     with sqlite3.connect(project / "project.sqlite") as db:
         labels = {row[0] for row in db.execute("SELECT DISTINCT model_label FROM generation")}
     assert labels == {"base", "geo"}
+    assert {"org/base-7b", "geo", "judge"} == set(server.asked)

@@ -2,7 +2,7 @@ import itertools
 
 import pytest
 
-from gtreview.core.pairwise import TOKENS, PairLabel, label_for, parse_verdict, reconcile
+from gtreview.core.pairwise import TOKENS, PairLabel, label_for, parse_verdict, read_token, reconcile, reconcile_tokens
 
 EXPECTED_LABEL = {
     2: "A>>B",
@@ -55,3 +55,25 @@ def test_tolerant_parsing() -> None:
 @pytest.mark.parametrize(("score", "label"), [(1.49, "A>B"), (0.49, "A=B"), (-0.49, "A=B"), (-1.49, "B>A")])
 def test_thresholds(score: float, label: str) -> None:
     assert label_for(score).value == label
+
+
+@pytest.mark.parametrize(
+    ("value", "token"),
+    [
+        ("A>B", "[[A>B]]"),  # what the harness writes
+        ("B>>A", "[[B>>A]]"),
+        ("[[A=B]]", "[[A=B]]"),  # older files
+        (" A >> B ", "[[A>>B]]"),
+        ("Closer to the records: [[B>A]]. On reflection [[A>B]]", "[[B>A]]"),  # the first token wins
+        ("unknown", None),
+        (None, None),
+        ("A<B", None),
+    ],
+)
+def test_harness_tokens_are_read_as_the_harness_writes_them(value: object, token: str | None) -> None:
+    assert read_token(value) == token
+
+
+def test_tokens_reconcile_like_texts() -> None:
+    assert reconcile_tokens("[[A>B]]", "[[B>A]]") == reconcile("[[A>B]]", "[[B>A]]")
+    assert reconcile_tokens("[[A>B]]", None).label is PairLabel.UNKNOWN

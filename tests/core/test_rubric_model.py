@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from gtreview.core.jsonlayout import detect_layout, dumps_in_layout
 from gtreview.core.rubric import ElementShape, Rubric, VariantRule, rubric_from_json_text, rubric_to_json_text
 from tests.rubric_factory import rubric, skill_shape_rubric
 
@@ -82,3 +83,110 @@ def test_values_are_not_coerced() -> None:
         Rubric.model_validate(data)
     data["questions"][0]["components"][0]["points"] = 2.5  # loads, so the validator can report it
     assert Rubric.model_validate(data).questions[0].components[0].points == 2.5
+
+
+# A rubric in the authoring skill's compact layout, as its SKILL.md example writes one:
+# components, authorities, variants and string lists each on one line, evidence and
+# fixtures spread out. Written by hand here, so the writer is checked against text it
+# did not produce.
+COMPACT = """{
+  "schema_version": "2.0",
+  "benchmark": { "name": "Compact sample", "question_count": 1 },
+  "candidate_access_mode": "OPEN_CORPUS",
+  "scoring_model": { "total_points": 10, "integer_scores_only": true, "gate_failure_score": 0, "positive_marking_after_gate": true, "holistic_bands": false },
+  "source_authority": [
+    { "rank": 1, "class": "Primary reports", "notes": "verbatim text, pages cited" }
+  ],
+  "global_variants": [
+    { "term": "Wywyana Formation", "variants": ["Wywyana Fm", "the Wywyana"], "note": "host unit" }
+  ],
+  "questions": [
+    {
+      "id": "A1",
+      "section": "A",
+      "title": "Host rock",
+      "question": "Which unit hosts the copper, and why does that matter?",
+      "mode": "Graduated",
+      "gate": {
+        "component_id": "C1",
+        "points": 3,
+        "pass_condition": "Names the Wywyana Formation as host.",
+        "fail_examples": ["Names a granite."]
+      },
+      "components": [
+        { "id": "C1", "points": 3, "is_gate": true, "credit_if": "Names the host unit." },
+        { "id": "C2", "points": 3, "is_gate": false, "credit_if": "Links carbonate host to fluid reaction." },
+        { "id": "C3", "points": 4, "is_gate": false, "credit_if": "Says what the records do not prove." }
+      ],
+      "required_concepts": ["carbonate host", "stratigraphic control"],
+      "accepted_variants": ["Wywyana Formation: Wywyana Fm, the Wywyana"],
+      "indicative_terms": [],
+      "do_not_credit": ["Treating an occurrence as a resource."],
+      "evidence": [
+        {
+          "claim": "Eleven records name the Wywyana Formation.",
+          "source": "host_lithology.csv",
+          "locator": "MINERAL_DEPOSIT_NO=2047, HOST_ROCK",
+          "authority": "primary",
+          "confidence": "HIGH",
+          "notes": "Ünit names as recorded"
+        }
+      ],
+      "calibration": [
+        {
+          "fixture_id": "A1-F1",
+          "response_text": "A granite hosts it.",
+          "expected_gate_passed": false,
+          "expected_component_awards": [
+            { "id": "C1", "awarded": 0 },
+            { "id": "C2", "awarded": 0 },
+            { "id": "C3", "awarded": 0 }
+          ],
+          "expected_total": 0,
+          "rationale": "Wrong host."
+        }
+      ]
+    }
+  ]
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [COMPACT, COMPACT.replace("\n", "\r\n"), "\ufeff" + COMPACT, json.dumps(json.loads(COMPACT), indent=4)],
+    ids=["compact", "compact-crlf", "compact-bom", "indent-4-ascii"],
+)
+def test_an_unchanged_rubric_exports_byte_for_byte_whatever_its_layout(text: str) -> None:
+    model = rubric_from_json_text(text.removeprefix("\ufeff"))
+    assert rubric_to_json_text(model, like=text) == text
+    assert dumps_in_layout(json.loads(text.removeprefix("\ufeff")), detect_layout(text)) == text
+
+
+def test_the_interop_sample_is_its_own_layout(interop_rubric_text: str) -> None:
+    data = json.loads(interop_rubric_text)
+    assert dumps_in_layout(data, detect_layout(interop_rubric_text)) == interop_rubric_text
+    one_line = json.dumps(data, ensure_ascii=False)
+    assert dumps_in_layout(data, detect_layout(one_line)) == one_line
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_an_edited_rubric_is_written_in_the_layout_it_came_in(newline: str) -> None:
+    text = COMPACT.replace("\n", newline)
+    model = rubric_from_json_text(text)
+    question = model.questions[0]
+    question.title = "Host rock and its control"
+    question.do_not_credit.append("Citing a deposit the corpus does not list.")
+    question.components[1].credit_if = "Links the carbonate host to reaction with the ore fluid."
+    expected = (
+        text.replace('"title": "Host rock"', '"title": "Host rock and its control"')
+        .replace(
+            '"do_not_credit": ["Treating an occurrence as a resource."]',
+            '"do_not_credit": ["Treating an occurrence as a resource.", "Citing a deposit the corpus does not list."]',
+        )
+        .replace("Links carbonate host to fluid reaction.", "Links the carbonate host to reaction with the ore fluid.")
+    )
+    assert rubric_to_json_text(model, like=text) == expected
+    edited = rubric_from_json_text(COMPACT)
+    edited.questions[0].title = "Other"
+    assert rubric_to_json_text(edited) != rubric_to_json_text(edited, like=COMPACT)  # not the harness's layout

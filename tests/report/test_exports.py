@@ -129,15 +129,9 @@ def test_leaderboard_of_the_fine_tune(run: tuple[Engine, int, Path], tmp_path: P
     scores = json.loads(paths[0].read_text(encoding="utf-8"))
     assert [p.name for p in paths] == ["scores.json", "meta.json"]
     assert sorted(p.name for p in (tmp_path / "board").iterdir()) == ["meta.json", "scores.json"]
+    # A mean of differing totals is no one grader record: no component list contradicts it.
     assert [list(entry) for entry in scores] == [
-        [
-            "id",
-            "question",
-            "score_b",
-            "score_b_gate_passed",
-            "score_b_components",
-            "score_b_adjudication_required",
-        ]
+        ["id", "question", "score_b", "score_b_gate_passed", "score_b_adjudication_required"]
     ] * 2
     a1, a2 = scores
     assert (a1["id"], a1["score_b"], a1["score_b_gate_passed"], a1["score_b_adjudication_required"]) == (
@@ -147,12 +141,8 @@ def test_leaderboard_of_the_fine_tune(run: tuple[Engine, int, Path], tmp_path: P
         True,  # sample 1 asked for adjudication
     )
     assert a1["question"] == RUBRIC.questions[0].question
-    assert [(c["id"], c["awarded"], c["maximum"]) for c in a1["score_b_components"]] == [
-        ("C1", 3, 3),
-        ("C2", 2, 3),
-        ("C3", 1, 4),
-    ]  # the first sample's
     assert (a2["id"], a2["score_b"], a2["score_b_adjudication_required"]) == ("A2", 6.5, False)  # 6 and 7; one unscored
+    assert any("no component list for A1, A2" in w for w in export.warnings)
     assert export.unscored == ["A3"]  # every sample unscored: left out, and listed
     meta = json.loads(paths[1].read_text(encoding="utf-8"))
     assert meta == {
@@ -175,8 +165,9 @@ def test_leaderboard_of_the_base_counts_errors_as_zero(run: tuple[Engine, int, P
         ("C3", 0, 4),
     ]
     assert str(by_id["A2"].score_b_components[0]["reason"]).startswith("generation failed: empty")
-    assert by_id["A3"].score_b_gate_passed is True  # sample 0 passed; sample 1 failed the gate
-    assert by_id["A3"].score_b_components == components({"C1": 3, "C2": 1, "C3": 0})
+    assert by_id["A1"].score_b_components == components({"C1": 3, "C2": 1, "C3": 0})  # 4, 4, 4: one record
+    assert by_id["A3"].score_b_gate_passed is True  # samples 0 and 2 passed (4); sample 1 failed the gate (0)
+    assert by_id["A3"].score_b_components is None  # 2.67 is no record's total
     assert export.unscored == [] and export.meta["rubric_key"] == "K"
     assert export.meta["candidate_model_id"] == "org/base-7b"
     with pytest.raises(ExportError, match="no model 'nope' \\(it has base, tuned\\)"):

@@ -24,11 +24,13 @@ def _as_revision_0006(folder: Path) -> None:
     engine = make_engine(folder / DB_FILE)
     with engine.begin() as connection:
         connection.execute(text("DROP TABLE run_record"))
+        connection.execute(text("ALTER TABLE benchmark_set DROP COLUMN source_text"))  # revision 0008
         for run_id, source, stored in connection.execute(text("SELECT id, source, config_json FROM run")).all():
             legacy = json.loads(stored)
             legacy.pop("schema_version")
             if source == "harness-import":
-                legacy.update(legacy.pop("harness"))
+                old_keys = ("scores", "answers", "labels")  # what imports kept before 0007
+                legacy.update({k: v for k, v in legacy.pop("harness").items() if k in old_keys})
                 legacy.pop("questions")  # imports kept no questions before 0007
             connection.execute(
                 text("UPDATE run SET config_json = :c WHERE id = :i"), {"c": json.dumps(legacy), "i": run_id}

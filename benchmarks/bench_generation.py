@@ -1,37 +1,36 @@
-"""Benchmark-pass generation: the batched engine against a plain loop and a bare batched loop.
+"""Benchmark-pass generation on a real model: the engine against a bare batched loop and
+a plain ``create_chat_completion`` loop.
 
-A benchmark pass asks every question K times (repeats, seeded sampling). This times one
-such pass on the ~230 MB random "larger" llama (width 768, 8 layers, f32), written into
-a temporary folder: ``--questions`` distinct prompts of a few hundred tokens, each asked
-``--repeats`` times with its own seed, ``--tokens`` new tokens each, temperature 0.7, no
-grammar, the same ``--threads`` everywhere, through
+A pass asks every question K times (repeats, seeded sampling at temperature 0.7). A real
+model stops when it chooses, so answers end anywhere between a few and ``--tokens``
+tokens. This times one such pass, the sample set's first ``--questions`` questions with
+the pass's own answer prompt, on SmolLM2-135M-Instruct by default (``--model gemma3``
+for Gemma 3 270M, ``--model random`` for the ~230 MB random-weight llama), through
 
-  (1) ``BatchedLlamaEngine.generate``: each question's prompt prefilled once and shared
-      by its repeats, ``--in-flight`` questions decoding together (n_seq_max =
-      in-flight x repeats);
-  (2) a plain loop of ``llama_cpp.Llama.create_completion`` calls, what a script without
-      the engine does (the KV cache is reset between questions, so the repeats of one
-      question reuse its prompt);
-  (3) a bare low-level loop with no orchestration: prefill each prompt of the group once
-      (packed in n_batch chunks), copy it to the repeats' sequences, then decode every
-      live sequence in one ``llama_batch`` per step, a temperature + seeded-dist sampler
-      each. The engine's native work without its bookkeeping (rendering, tokenizing,
-      prefix and wave planning, results), so (1)/(3) is what the bookkeeping costs.
+  (1) ``BatchedLlamaEngine.generate`` with every request in one call: continuous
+      batching over ``--slots`` sequences (a finished answer's slot is refilled at once,
+      the shared prompt prefix stays in the cache);
+  (2) a plain loop of ``llama_cpp.Llama.create_chat_completion`` calls, what a script
+      without the engine does (``--plain-questions`` of the questions, rate compared);
+  (3) a bare low-level loop with no orchestration and static waves: the repeats of
+      ``--slots / --repeats`` questions at a time, each prompt prefilled once and copied
+      to its repeats, every live sequence decoded in one ``llama_batch`` per step until
+      the wave's last answer ends (what the engine did before continuous batching).
 
-The three run interleaved, one group of ``--in-flight`` questions at a time (in rotating
-order), so a busy neighbour on a shared machine slows all three alike instead of
-deciding a ratio. Prints generated tokens per second for each, the ratios engine/plain
-(aim >= 4x) and engine/bare (aim >= 0.9x), and the engine's peak resident memory
-(measured before the other two are loaded) against the model file size (aim: model + 1 GB).
+All three use the same ``--threads`` and seeds; ``--rounds`` repeats them in rotating
+order and sums, so a busy neighbour on a shared machine slows all three alike. Prints
+generated tokens per second for each, mean occupancy (live sequences / slots, over the
+steps taken while requests were waiting, and for the bare loop over all its steps), the
+ratios engine/bare (aim >= 0.9x) and engine/plain, and the engine's peak memory.
 
-    .venv/bin/python benchmarks/bench_generation.py [--questions 16] [--repeats 8] [--tokens 64]
-        [--threads 2] [--gpu-layers 0] [--in-flight 4] [--skip plain]
+    .venv/bin/python benchmarks/bench_generation.py [--model smollm2|gemma3|random]
+        [--questions 8] [--repeats 4] [--tokens 256] [--slots 8] [--threads 2]
+        [--plain-questions 2] [--rounds 1] [--skip plain,bare]
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import resource
 import sys
 import tempfile
@@ -43,21 +42,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import llama_cpp
 
+from gtreview.app.sample_project import sample_rubric_path
+from gtreview.core.rubric import Rubric
 from gtreview.inference import llama_native as native
 from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
 from gtreview.inference.llama_engine import BatchedLlamaEngine
-from tests.gguf_factory import DEFAULT_WORDS, write_larger_llama_gguf
+from gtreview.interop.rubric_files import read_rubric_file
+from gtreview.runs.plan import answer_messages
+from tests.gguf_factory import write_larger_llama_gguf
+from tests.real_models import model_path
 
 TEMPERATURE = 0.7
-SYSTEM = "Answer the question from the source passage only. Give the values with their units."
-
-
-def question_messages(index: int) -> list[ChatMessage]:
-    """A distinct prompt of a few hundred tokens: a random 'passage' and a question."""
-    rng = random.Random(index)
-    passage = " ".join(rng.choice(DEFAULT_WORDS) for _ in range(rng.randint(200, 320)))
-    question = f"Question {index}: which {rng.choice(DEFAULT_WORDS)} hosts the {rng.choice(DEFAULT_WORDS)}?"
-    return [ChatMessage(role="system", content=SYSTEM), ChatMessage(role="user", content=f"{passage}\n\n{question}")]
+SEED = 1234
 
 
 def peak_rss_mib() -> float:
@@ -65,32 +61,26 @@ def peak_rss_mib() -> float:
 
 
 class PlainLoop:
-    """(2): one ``create_completion`` per request, as a script without the engine would."""
+    """(2): one ``create_chat_completion`` per request."""
 
     def __init__(self, model: Path, args: argparse.Namespace, n_ctx: int) -> None:
         self.args = args
         self.llm = llama_cpp.Llama(
-            str(model),
-            n_ctx=n_ctx,
-            n_threads=args.threads,
-            n_threads_batch=args.threads,
-            n_gpu_layers=args.gpu_layers,
-            verbose=False,
+            str(model), n_ctx=n_ctx, n_threads=args.threads, n_threads_batch=args.threads, verbose=False
         )
 
-    def run(self, prompts: list[str]) -> int:
+    def run(self, messages: list[list[ChatMessage]]) -> int:
         tokens = 0
-        for prompt in prompts:
-            self.llm.reset()  # type: ignore[no-untyped-call]  # a new question: nothing of the last one is reused
+        for chat in messages:
             for repeat in range(self.args.repeats):
-                out = self.llm.create_completion(
-                    prompt,
+                out = self.llm.create_chat_completion(
+                    [m.model_dump() for m in chat],
                     max_tokens=self.args.tokens,
                     temperature=TEMPERATURE,
                     top_k=0,
                     top_p=1.0,
                     min_p=0.0,
-                    seed=repeat,
+                    seed=SEED + repeat,
                 )
                 tokens += int(out["usage"]["completion_tokens"])  # type: ignore[index]
         return tokens
@@ -100,7 +90,7 @@ class PlainLoop:
 
 
 class BareLoop:
-    """(3): the same native work written straight against llama.h, with no plans, jobs or results."""
+    """(3): static waves written straight against llama.h, with no plans, jobs or results."""
 
     def __init__(self, model: Path, args: argparse.Namespace, n_ctx: int) -> None:
         self.args = args
@@ -109,15 +99,20 @@ class BareLoop:
         self.handles.new_context(
             n_ctx=n_ctx,
             n_batch=512,
-            n_seq_max=args.in_flight * args.repeats,
+            n_seq_max=args.slots,
             n_threads=args.threads,
             n_threads_batch=args.threads,
             flash_attn=None,
         )
         self.vocab = llama_cpp.llama_model_get_vocab(self.handles.model)
         self.memory = llama_cpp.llama_get_memory(self.handles.ctx)
+        self.steps = self.live = 0
 
-    def run(self, group: list[list[int]]) -> int:
+    def run(self, prompts: list[list[int]]) -> int:
+        per_wave = max(1, self.args.slots // self.args.repeats)
+        return sum(self._wave(prompts[q : q + per_wave]) for q in range(0, len(prompts), per_wave))
+
+    def _wave(self, group: list[list[int]]) -> int:
         ctx, batch, vocab, repeats = self.handles.ctx, self.handles.batch, self.vocab, self.args.repeats
         assert batch is not None
 
@@ -128,12 +123,11 @@ class BareLoop:
         n = len(group) * repeats  # sequence q * repeats + r is repeat r of question q
         llama_cpp.llama_memory_clear(self.memory, True)
         samplers = [
-            native.new_sampler(vocab, Sampling(temperature=TEMPERATURE, seed=s % repeats), None) for s in range(n)
+            native.new_sampler(vocab, Sampling(temperature=TEMPERATURE, seed=SEED + s % repeats), None)
+            for s in range(n)
         ]
         next_token = [0] * n
         pos = [len(group[s // repeats]) for s in range(n)]
-        # Prefill each prompt once, in its first sequence, packed into n_batch chunks; when
-        # a prompt is complete, copy it to its repeats and sample their first tokens.
         entries = [(t, i, q * repeats, i == len(p) - 1) for q, p in enumerate(group) for i, t in enumerate(p)]
         for start in range(0, len(entries), batch.capacity):
             batch.clear()
@@ -151,6 +145,8 @@ class BareLoop:
         generated = [0 if llama_cpp.llama_vocab_is_eog(vocab, t) else 1 for t in next_token]
         live = [s for s in range(n) if generated[s] and generated[s] < self.args.tokens]
         while live:
+            self.steps += 1
+            self.live += len(live)
             batch.clear()
             indices = [batch.add(next_token[s], pos[s], s, True) for s in live]
             decode()
@@ -174,104 +170,98 @@ class BareLoop:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--questions", type=int, default=16)
-    parser.add_argument("--repeats", type=int, default=8)
-    parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--model", default="smollm2", help="smollm2, gemma3, random, or a GGUF path")
+    parser.add_argument("--questions", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--tokens", type=int, default=256, help="max_tokens of every answer")
+    parser.add_argument("--slots", type=int, default=8, help="parallel sequences (n_seq_max)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--gpu-layers", type=int, default=0, help="-1 offloads every layer (GPU build)")
-    parser.add_argument("--in-flight", type=int, default=4, help="questions decoding together in (1) and (3)")
+    parser.add_argument("--plain-questions", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--skip", default="", help="comma-separated phases to leave out: plain,bare")
     args = parser.parse_args()
-    skip = set(filter(None, args.skip.split(",")))
-
     with tempfile.TemporaryDirectory(prefix="gtreview-bench-") as tmp:
-        started = time.perf_counter()
-        model = write_larger_llama_gguf(Path(tmp) / "larger.gguf")
-        model_mib = model.stat().st_size / 2**20
-        print(f"model: {model_mib:.0f} MiB written in {time.perf_counter() - started:.1f} s")
-        run_pass(model, model_mib, [question_messages(q) for q in range(args.questions)], args, skip)
+        if args.model == "random":
+            model = write_larger_llama_gguf(Path(tmp) / "larger.gguf")
+        elif args.model.endswith(".gguf"):
+            model = Path(args.model)
+        else:
+            model = model_path(args.model)
+        run_pass(model, args, set(filter(None, args.skip.split(","))))
 
 
-def run_pass(
-    model: Path, model_mib: float, messages: list[list[ChatMessage]], args: argparse.Namespace, skip: set[str]
-) -> None:
-    with BatchedLlamaEngine(model, n_seq_max=1, n_ctx=512, n_threads=args.threads, n_gpu_layers=0) as probe:
-        texts = [probe.render(m) for m in messages]
-        prompts = [probe.tokenize_prompt(m) for m in messages]
-    max_prompt = max(len(p) for p in prompts)
-    n_ctx = -(-(args.in_flight * (max_prompt + args.repeats * args.tokens) + 64) // 256) * 256
+def run_pass(model: Path, args: argparse.Namespace, skip: set[str]) -> None:
+    rubric = Rubric.model_validate(read_rubric_file(sample_rubric_path()).data)
+    questions = (rubric.questions * (1 + args.questions // max(1, len(rubric.questions))))[: args.questions]
+    messages = [answer_messages(q) for q in questions]
     requests = [
-        CompletionRequest(messages=m, sampling=Sampling(temperature=TEMPERATURE, seed=r, max_tokens=args.tokens))
+        CompletionRequest(messages=m, sampling=Sampling(temperature=TEMPERATURE, seed=SEED + r, max_tokens=args.tokens))
         for m in messages
         for r in range(args.repeats)
     ]
     engine = BatchedLlamaEngine(
-        model,
-        n_seq_max=args.in_flight * args.repeats,
-        n_ctx=n_ctx,
-        n_threads=args.threads,
-        n_gpu_layers=args.gpu_layers,
+        model, n_seq_max=args.slots, n_ctx=8192, n_threads=args.threads, n_gpu_layers=args.gpu_layers
     )
+    prompts = [engine.tokenize_prompt(m) for m in messages]
+    n_ctx = engine.n_ctx
     print(
-        f"workload: {args.questions} questions x {args.repeats} repeats x {args.tokens} tokens, prompts "
-        f"{min(len(p) for p in prompts)}-{max_prompt} tokens, {args.threads} threads, gpu layers {args.gpu_layers}, "
-        f"{args.in_flight} questions in flight (n_seq_max {args.in_flight * args.repeats}, n_ctx {n_ctx})"
+        f"model {model.name}: {args.questions} questions x {args.repeats} repeats, at most {args.tokens} tokens, "
+        f"prompts {min(len(p) for p in prompts)}-{max(len(p) for p in prompts)} tokens, {args.slots} slots, "
+        f"n_ctx {n_ctx}, {args.threads} threads"
     )
-    per_group = args.in_flight * args.repeats
-    groups = range(0, args.questions, args.in_flight)
+    engine.generate(requests[:2])  # warm-up (not timed)
+    engine_rss = peak_rss_mib()
+    before = engine.stats.copy()
 
-    def engine_run(first: int) -> int:
-        results = engine.generate(requests[first * args.repeats : first * args.repeats + per_group])
+    def engine_run() -> int:
+        results = engine.generate(requests)
         assert all(r.ok for r in results), {r.error for r in results if not r.ok}
         return sum(r.completion_tokens or 0 for r in results)
 
-    engine_run(0)  # warm-up (not timed), and the engine's own memory peak
-    engine_rss = peak_rss_mib()
-    runners: dict[str, Callable[[int], int]] = {"engine": engine_run}
+    runners: dict[str, Callable[[], int]] = {"engine": engine_run}
     closers: list[Callable[[], None]] = [engine.close]
+    bare: BareLoop | None = None
     if "bare" not in skip:
         bare = BareLoop(model, args, n_ctx)
-        runners["bare"] = lambda first: bare.run(prompts[first : first + args.in_flight])
+        runners["bare"] = lambda: bare.run(prompts)  # type: ignore[union-attr]
         closers.append(bare.close)
         bare.run(prompts[:1])  # warm-up
+        bare.steps = bare.live = 0
     if "plain" not in skip:
-        plain = PlainLoop(model, args, max_prompt + args.tokens + 16)
-        runners["plain"] = lambda first: plain.run(texts[first : first + args.in_flight])
+        plain = PlainLoop(model, args, max(len(p) for p in prompts) + args.tokens + 16)
+        runners["plain"] = lambda: plain.run(messages[: args.plain_questions])
         closers.append(plain.close)
-        plain.llm.create_completion(texts[0], max_tokens=2, temperature=0.0)  # warm-up
     elapsed = dict.fromkeys(runners, 0.0)
     tokens = dict.fromkeys(runners, 0)
-    group_rates: dict[str, list[float]] = {name: [] for name in runners}
     names = list(runners)
     try:
-        for turn, first in enumerate(groups):
+        for turn in range(args.rounds):
             for name in names[turn % len(names) :] + names[: turn % len(names)]:
                 started = time.perf_counter()
-                done = runners[name](first)
-                took = time.perf_counter() - started
-                tokens[name] += done
-                elapsed[name] += took
-                group_rates[name].append(done / took)
+                tokens[name] += runners[name]()
+                elapsed[name] += time.perf_counter() - started
     finally:
+        stats = engine.stats.since(before)
         for close in closers:
             close()
-    labels = {"engine": "(1) engine", "plain": "(2) Llama loop", "bare": "(3) bare batch"}
+    labels = {"engine": "(1) engine", "plain": "(2) chat loop", "bare": "(3) bare waves"}
     rates = {name: tokens[name] / elapsed[name] for name in runners}
     for name in ("engine", "plain", "bare"):
         if name in rates:
-            spread = f"{min(group_rates[name]):.0f}-{max(group_rates[name]):.0f}"
-            print(
-                f"{labels[name]:<16} {elapsed[name]:7.2f} s  {tokens[name]:6d} tokens  {rates[name]:8.1f} tok/s"
-                f"  (per group {spread}: a wide spread means a busy machine)"
-            )
-    if "plain" in rates:
-        print(f"engine/plain {rates['engine'] / rates['plain']:.2f}x (aim >= 4x)")
+            print(f"{labels[name]:<15} {elapsed[name]:7.2f} s  {tokens[name]:6d} tokens  {rates[name]:8.1f} tok/s")
+    print(
+        f"engine occupancy {stats.occupancy:.2f} (live/slots while requests waited, aim > 0.9; "
+        f"{stats.queued_steps} of {stats.steps} steps); prompt tokens taken from the cache {stats.reused_tokens}, "
+        f"prefilled {stats.prefill_tokens}"
+    )
+    if bare is not None and bare.steps:
+        print(f"bare-wave occupancy {bare.live / (bare.steps * args.slots):.2f} (live/slots over all its steps)")
     if "bare" in rates:
         print(f"engine/bare  {rates['engine'] / rates['bare']:.2f}x (aim >= 0.9x)")
-    print(
-        f"peak RSS: engine alone {engine_rss:.0f} MiB, whole run {peak_rss_mib():.0f} MiB; "
-        f"model {model_mib:.0f} MiB + 1 GiB = {model_mib + 1024:.0f} MiB"
-    )
+    if "plain" in rates:
+        print(f"engine/plain {rates['engine'] / rates['plain']:.2f}x")
+    print(f"peak RSS: engine alone {engine_rss:.0f} MiB, whole run {peak_rss_mib():.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -1,194 +1,226 @@
-"""Batched judging on llama.cpp against one-at-a-time ``llama_cpp.Llama`` calls.
+"""Judging on real models: grammar-constrained verdicts against free text on one engine.
 
-Writes the ~230 MB random "larger" llama (width 768, 8 layers, f32) into a temporary
-folder, builds judge-like prompts (a shared instruction and a per-question marking
-block of ~600-900 tokens, then 8 different short answers per question, 3 questions)
-and times, in one run, greedy JSON-constrained replies (same grammar, same
-``max_tokens``, same ``n_threads``) from:
+For each model (default: SmolLM2-135M-Instruct and Gemma 3 270M, fetched once by
+``tests/real_models.py``), the sample set's first ``--questions`` questions are judged,
+``--answers`` answers each (the questions' calibration responses: real answers of
+every quality), with the production judge (``judge_answers``: the v2 verdict schema,
+greedy, re-asks) on a ``BatchedLlamaEngine`` with one slot per answer. Then, on the
+same engine and in the same run:
 
-  (a)  ``BatchedLlamaEngine.generate`` per question: the 8 answers as parallel
-       sequences, the shared prompt prefilled once;
-  (a') one ``generate`` call for all 24 requests (three questions in flight; the
-       instruction is prefilled once, each marking block once);
-  (b)  ``llama_cpp.Llama(...).create_completion`` on the same prompt texts, one after
-       the other. llama-cpp-python reuses the KV prefix a prompt shares with the
-       previous one, so (b) already skips the repeated prefill within a question;
-  (b') the same with ``Llama.reset()`` before each call: every prompt prefilled in full,
-       what a loop over independent requests pays.
+  free text      the same prompts without a schema, each request given exactly as many
+                 tokens as its verdict took (same batch, same lengths: only the grammar
+                 differs);
+  grammar first  (``--eager``) the verdict requests with the grammar in front of every
+                 sequence's sampler chain, filtering the whole vocabulary each step: the
+                 sampler before the lazy check.
 
-Prints the times and the ratios.
+Decode rates count only decode steps with no prefill in them (sampling included), from
+the engine's own counters. ``--rounds`` repeats everything, alternating, and sums, so a
+busy neighbour on a shared machine slows every mode alike. Prints, per model: verdict
+tokens/s against free-text tokens/s (aim >= 0.8x), verdicts per minute (prefill and
+re-asks included), tokens per verdict and the valid-verdict rate (first replies, and
+scored after re-asks).
 
-    .venv/bin/python benchmarks/bench_judging.py [--threads 2] [--max-tokens 48] [--reason-chars 0]
-
-``--reason-chars N`` adds a ``reason`` string to the verdict, so replies are longer and
-decoding, where batching helps most, takes a larger share of the time.
+    .venv/bin/python benchmarks/bench_judging.py [--models smollm2,gemma3] [--questions 2]
+        [--answers 4] [--threads 2] [--max-tokens 512] [--rounds 1] [--eager [smollm2,...]]
+        [--model-path FILE.gguf]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import llama_cpp
-from llama_cpp.llama_grammar import LlamaGrammar
 
-from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
-from gtreview.inference.json_grammar import schema_to_gbnf
-from gtreview.inference.llama_engine import BatchedLlamaEngine
-from tests.gguf_factory import write_larger_llama_gguf
-
-INSTRUCTION = (
-    "You are a strict judge. You will be given a question, a reference answer, a marking scheme "
-    "and a response. Mark the response against the marking scheme only, component by component. "
-    "Do not award credit for a value that is not in the response. If the response contradicts the "
-    "source passage, the gate is not passed. Return only the JSON object, with every key. "
-)
-QUESTIONS = [
-    (
-        "Which structure hosts the gold at the Main Reef deposit?",
-        "The gold is in quartz veins in a shear zone in granite.",
-    ),
-    ("What is the assay grade of the lode in drill hole 7?", "The lode assays 3 grams of gold a tonne over 12 metres."),
-    (
-        "Which alteration surrounds the copper ore?",
-        "Sericite and carbonate alteration with pyrite surround the copper sulphide ore.",
-    ),
-]
-ANSWERS = [
-    "The gold is in quartz veins in the shear zone.",
-    "Gold is hosted by a basalt dyke.",
-    "In the granite, along a fault, in quartz.",
-    "I do not know.",
-    "Quartz veins with pyrite in a shear zone cutting granite; the ore is a lode.",
-    "The deposit is a reef of silver.",
-    "Gold in carbonate alteration around the vein.",
-    "The shear zone hosts it.",
-]
-VERDICT_SCHEMA = {
-    "type": "object",
-    "properties": {"gate_passed": {"type": "boolean"}, "awarded": {"enum": [0, 1, 2, 3]}},
-    "required": ["gate_passed", "awarded"],
-}
+from gtreview.app.sample_project import sample_rubric_path
+from gtreview.core.rubric import Rubric
+from gtreview.inference.backend import ChatMessage, CompletionRequest, CompletionResult, ResultCallback, Sampling
+from gtreview.inference.llama_engine import LlamaBackend
+from gtreview.inference.llama_schedule import EngineStats
+from gtreview.interop.rubric_files import read_rubric_file
+from gtreview.judging.contract import ContractViolation, parse_verdict_reply
+from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers
+from tests.real_models import MODELS, model_path
 
 
-def marking_block(question: str, reference: str) -> str:
-    components = "".join(
-        f"Component C{i}: award up to {3 - i % 2} points when the response names the {part}; "
-        f"award no points for a wrong {part}; do not credit a guess. "
-        for i, part in enumerate(["host rock", "structure", "mineral", "grade", "alteration", "ore"] * 2, start=1)
+@dataclass
+class Call:
+    requests: list[CompletionRequest]
+    results: list[CompletionResult]
+    stats: EngineStats
+    seconds: float
+
+
+@dataclass
+class Recorder:
+    """The judge's backend, keeping every batch it was sent with the engine's counters."""
+
+    backend: LlamaBackend
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def spec(self) -> str:
+        return self.backend.spec
+
+    def describe(self) -> dict[str, Any]:
+        return self.backend.describe()
+
+    def complete_batch(
+        self, requests: Sequence[CompletionRequest], on_result: ResultCallback | None = None
+    ) -> list[CompletionResult]:
+        before, began = self.backend.engine.stats.copy(), time.perf_counter()
+        results = self.backend.complete_batch(requests, on_result=on_result)
+        took = time.perf_counter() - began
+        self.calls.append(Call(list(requests), results, self.backend.engine.stats.since(before), took))
+        return results
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+@dataclass
+class Totals:
+    tokens: int = 0
+    seconds: float = 0.0
+    rejections: int = 0
+    full_filters: int = 0
+
+    def add(self, stats: EngineStats) -> None:
+        self.tokens += stats.pure_step_tokens
+        self.seconds += stats.step_seconds
+        self.rejections += stats.grammar_rejections
+        self.full_filters += stats.grammar_full_filters
+
+    @property
+    def rate(self) -> float:
+        return self.tokens / self.seconds if self.seconds else 0.0
+
+
+def judge_tasks(questions: int, answers: int) -> list[JudgeTask]:
+    rubric = Rubric.model_validate(read_rubric_file(sample_rubric_path()).data)
+    tasks = []
+    for question in rubric.questions[:questions]:
+        fixtures = [f for f in question.calibration if (f.response_text or "").strip()]
+        for n, fixture in enumerate((fixtures * answers)[:answers]):
+            tasks.append(JudgeTask(key=f"{question.id}/{n}", question=question, answer=fixture.response_text or ""))
+    return tasks
+
+
+def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
+    eager_wanted = args.eager == "all" or key in args.eager.split(",")
+    tasks = judge_tasks(args.questions, args.answers)
+    settings = JudgeSettings(sampling=Sampling(temperature=0.0, seed=0, max_tokens=args.max_tokens))
+    backend = LlamaBackend(f"llama:{path}", path, n_ctx=args.ctx, n_seq_max=len(tasks), n_threads=args.threads)
+    engine = backend.engine
+    vocab = int(llama_cpp.llama_vocab_n_tokens(engine._vocab))
+    judge, free, eager = Totals(), Totals(), Totals()
+    wall = valid_first = scored = replies = verdict_tokens = 0.0
+    prompts: list[int] = []
+    try:
+        warm = CompletionRequest(messages=[ChatMessage(role="user", content="Hello")], sampling=Sampling(max_tokens=4))
+        engine.generate([warm, warm])  # not timed
+        for _ in range(args.rounds):
+            recorder = Recorder(backend)
+            began = time.perf_counter()
+            judgements = judge_answers(recorder, tasks, settings=settings)
+            wall += time.perf_counter() - began
+            first = recorder.calls[0]
+            judge.add(first.stats)
+            prompts = [len(engine.tokenize_prompt(r.messages)) for r in first.requests]
+            scored += sum(j.record is not None for j in judgements)
+            replies += len(first.results)
+            verdict_tokens += sum(r.completion_tokens or 0 for r in first.results)
+            for task, result in zip(tasks, first.results, strict=True):
+                try:
+                    if result.finish_reason != "stop":
+                        raise ContractViolation(result.finish_reason)
+                    parse_verdict_reply(task.question, result.text)
+                    valid_first += 1
+                except ContractViolation:
+                    pass
+            lengths = [max(1, r.completion_tokens or 0) for r in first.results]
+            same = [
+                r.model_copy(update={"json_schema": None, "sampling": r.sampling.model_copy(update={"max_tokens": n})})
+                for r, n in zip(first.requests, lengths, strict=True)
+            ]
+            before = engine.stats.copy()
+            engine.generate(same)
+            free.add(engine.stats.since(before))
+            if eager_wanted:
+                constrained = [
+                    r.model_copy(update={"sampling": r.sampling.model_copy(update={"max_tokens": n})})
+                    for r, n in zip(first.requests, lengths, strict=True)
+                ]
+                engine.lazy_grammar = False
+                before = engine.stats.copy()
+                try:
+                    engine.generate(constrained)
+                finally:
+                    engine.lazy_grammar = True
+                eager.add(engine.stats.since(before))
+    finally:
+        backend.close()
+    model = MODELS[key].description if key in MODELS else path.name
+    n = len(tasks) * args.rounds
+    print(
+        f"{key}: {model}, {vocab:,}-token vocabulary; {len(tasks)} answers to {args.questions} questions, "
+        f"prompts {min(prompts):,}-{max(prompts):,} tokens, {len(tasks)} slots, {args.threads} threads, "
+        f"{args.rounds} round(s)"
     )
-    return f"Question: {question}\nReference answer: {reference}\nMarking scheme: {components}"
-
-
-def judge_messages(question: str, reference: str, answer: str) -> list[ChatMessage]:
-    return [
-        ChatMessage(role="system", content=INSTRUCTION * 2),
-        ChatMessage(role="user", content=f"{marking_block(question, reference)}\nResponse: {answer}"),
-    ]
+    refused = judge.rejections / judge.tokens if judge.tokens else 0.0
+    print(
+        f"  verdict decode    {judge.tokens:6d} tokens {judge.seconds:7.2f} s {judge.rate:7.1f} tok/s"
+        f"  (the grammar refused the first choice in {refused:.0%} of steps; "
+        f"{judge.full_filters} of those {judge.rejections} filtered the whole vocabulary)"
+    )
+    print(f"  free-text decode  {free.tokens:6d} tokens {free.seconds:7.2f} s {free.rate:7.1f} tok/s")
+    if eager_wanted:
+        print(f"  grammar first     {eager.tokens:6d} tokens {eager.seconds:7.2f} s {eager.rate:7.1f} tok/s")
+    ratio = judge.rate / free.rate if free.rate else 0.0
+    line = f"  verdict/free-text {ratio:.2f}x (aim >= 0.8x)"
+    if eager_wanted and free.rate:
+        line += f"; grammar-first/free-text {eager.rate / free.rate:.2f}x"
+    print(line)
+    print(
+        f"  verdicts          {n} in {wall:.1f} s = {60 * n / wall:.1f} per minute (prefill and re-asks included), "
+        f"{verdict_tokens / replies:.0f} tokens per first reply"
+    )
+    print(
+        f"  valid verdicts    first replies {valid_first:.0f}/{replies:.0f} ({valid_first / replies:.0%}), scored after re-asks {scored:.0f}/{n} ({scored / n:.0%})"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--models", default="smollm2,gemma3", help="comma-separated: " + ", ".join(MODELS))
+    parser.add_argument("--model-path", type=Path, help="judge with this GGUF instead")
+    parser.add_argument("--questions", type=int, default=2)
+    parser.add_argument("--answers", type=int, default=4, help="answers per question (one slot each)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--max-tokens", type=int, default=48)
-    parser.add_argument("--reason-chars", type=int, default=0, help="add a reason string of up to N characters")
+    parser.add_argument("--ctx", type=int, default=16384)
+    parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--eager",
+        nargs="?",
+        const="all",
+        default="",
+        help="also time the grammar-first sampler chain (for all models, or a comma-separated few)",
+    )
     args = parser.parse_args()
-    schema = VERDICT_SCHEMA
-    if args.reason_chars:
-        schema = json.loads(json.dumps(VERDICT_SCHEMA))
-        schema["properties"]["reason"] = {"type": "string", "maxLength": args.reason_chars}
-        schema["required"].append("reason")
-
-    with tempfile.TemporaryDirectory(prefix="gtreview-bench-") as tmp:
-        started = time.perf_counter()
-        model = write_larger_llama_gguf(Path(tmp) / "larger.gguf")
-        print(f"model: {model.stat().st_size / 2**20:.0f} MiB written in {time.perf_counter() - started:.1f} s")
-
-        sampling = Sampling(temperature=0.0, max_tokens=args.max_tokens)
-        batches = [
-            [
-                CompletionRequest(messages=judge_messages(q, ref, a), sampling=sampling, json_schema=schema)
-                for a in ANSWERS
-            ]
-            for q, ref in QUESTIONS
-        ]
-
-        # (a) batched engine, one generate call per question; (a') all questions at once.
-        engine = BatchedLlamaEngine(model, n_seq_max=len(ANSWERS) * len(QUESTIONS), n_ctx=8192, n_threads=args.threads)
-        prompts = [[engine.render(r.messages) for r in batch] for batch in batches]
-        lengths = [len(engine.tokenize_prompt(r.messages)) for batch in batches for r in batch]
-        shared = [
-            len(
-                engine.tokenize_prompt(
-                    [*batch[0].messages[:1], ChatMessage(role="user", content=marking_block(q, ref))]
-                )
-            )
-            for batch, (q, ref) in zip(batches, QUESTIONS, strict=True)
-        ]
-        print(
-            f"prompts: {min(lengths)}-{max(lengths)} tokens; instruction + marking block ~{min(shared)}-{max(shared)} tokens"
-        )
-        engine.generate(batches[0][:1])  # warm-up, not timed
-        started = time.perf_counter()
-        batched = [engine.generate(batch) for batch in batches]
-        t_batched = time.perf_counter() - started
-        started = time.perf_counter()
-        together = engine.generate([r for batch in batches for r in batch])
-        t_together = time.perf_counter() - started
-        engine.close()
-
-        # (b) one at a time through the high-level API, same texts, same grammar; (b') no reuse.
-        grammar = LlamaGrammar.from_string(schema_to_gbnf(schema), verbose=False)
-        llm = llama_cpp.Llama(
-            str(model), n_ctx=2048, n_threads=args.threads, n_threads_batch=args.threads, verbose=False
-        )
-        llm.create_completion(prompts[0][0], max_tokens=1, temperature=0.0)  # warm-up, not timed
-        llm.reset()
-        timings = {}
-        replies: dict[bool, list[str]] = {}
-        for reuse in (True, False):
-            started = time.perf_counter()
-            replies[reuse] = []
-            for p in (p for batch in prompts for p in batch):
-                if not reuse:
-                    llm.reset()
-                out = llm.create_completion(p, max_tokens=args.max_tokens, temperature=0.0, grammar=grammar)
-                replies[reuse].append(out["choices"][0]["text"])
-            timings[reuse] = time.perf_counter() - started
-        llm.close()
-
-    flat = [r for batch in batched for r in batch]
-    n = len(flat)
-    tokens = sum(r.completion_tokens or 0 for r in flat)
-    valid = sum(1 for r in flat if r.finish_reason == "stop" and _parses(r.text))
-    same = sum(1 for r, text in zip(flat, replies[True], strict=True) if r.text == text)
-    same_together = sum(1 for a, b in zip(flat, together, strict=True) if a.text == b.text)
-    t_reuse, t_cold = timings[True], timings[False]
-    print(
-        f"(a)  engine, {len(ANSWERS)} sequences per call, {len(QUESTIONS)} calls:   {t_batched:6.2f} s  ({tokens} tokens generated)"
-    )
-    print(f"(a') engine, all {n} requests in one call:            {t_together:6.2f} s")
-    print(f"(b)  llama_cpp.Llama one at a time (prefix reuse):    {t_reuse:6.2f} s")
-    print(f"(b') llama_cpp.Llama one at a time (reset each call): {t_cold:6.2f} s")
-    print(f"speed-up (b)/(a) {t_reuse / t_batched:.2f}x   (b)/(a') {t_reuse / t_together:.2f}x")
-    print(f"speed-up (b')/(a) {t_cold / t_batched:.2f}x  (b')/(a') {t_cold / t_together:.2f}x")
-    print(
-        f"replies: {valid}/{n} valid JSON; {same}/{n} identical to (b); {same_together}/{n} identical between (a) and (a')"
-    )
-
-
-def _parses(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
+    if args.model_path is not None:
+        run_model(args.model_path.stem, args.model_path, args)
+        return
+    for key in filter(None, args.models.split(",")):
+        run_model(key, model_path(key), args)
 
 
 if __name__ == "__main__":

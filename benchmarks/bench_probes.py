@@ -5,11 +5,13 @@ with logits at every position. This times ``BatchedLlamaEngine.score_texts`` on
 ``--passages`` passages of ~``--words`` words in one call (parallel sequences, waves of
 ``--seq``) against a loop that passes one passage per call on the same engine, and
 prints passages per second for both and the ratio. It also checks that both give the
-same numbers. The model is the tiny random llama (``--model tiny``) or the ~230 MB
-"larger" one (``--model larger``), written into a temporary folder.
+same numbers. Passages are ~``--words``-word stretches of the sample corpus's reports.
+The model is SmolLM2-135M-Instruct by default (``--model gemma3``: Gemma 3 270M; both
+fetched once by ``tests/real_models.py``), or a random-weight llama written into a
+temporary folder (``--model tiny`` or the ~230 MB ``--model larger``).
 
-    .venv/bin/python benchmarks/bench_probes.py [--model tiny|larger] [--passages 64]
-        [--words 80] [--seq 8] [--threads 4] [--gpu-layers 0]
+    .venv/bin/python benchmarks/bench_probes.py [--model smollm2|gemma3|tiny|larger] [--passages 64]
+        [--words 80] [--seq 8] [--threads 2] [--gpu-layers 0]
 """
 
 from __future__ import annotations
@@ -24,28 +26,37 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gtreview.inference.llama_engine import BatchedLlamaEngine
-from tests.gguf_factory import DEFAULT_WORDS, write_larger_llama_gguf, write_tiny_llama_gguf
+from gtreview.paths import sample_corpus_dir
+from tests.gguf_factory import write_larger_llama_gguf, write_tiny_llama_gguf
+from tests.real_models import MODELS, model_path
 
 
 def passages(count: int, words: int) -> list[str]:
+    """``count`` stretches of ``words`` words from the sample reports, picked at random."""
+    text = " ".join(p.read_text(encoding="utf-8") for p in sorted((sample_corpus_dir() / "reports").iterdir()))
+    tokens = text.split()
     rng = random.Random(0)
-    return [" ".join(rng.choice(DEFAULT_WORDS) for _ in range(words)) + "." for _ in range(count)]
+    starts = [rng.randrange(0, max(1, len(tokens) - words)) for _ in range(count)]
+    return [" ".join(tokens[start : start + words]) for start in starts]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("tiny", "larger"), default="tiny")
+    parser.add_argument("--model", choices=(*MODELS, "tiny", "larger"), default="smollm2")
     parser.add_argument("--passages", type=int, default=64)
     parser.add_argument("--words", type=int, default=80)
     parser.add_argument("--seq", type=int, default=8)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--gpu-layers", type=int, default=0)
     args = parser.parse_args()
     texts = passages(args.passages, args.words)
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"{args.model}.gguf"
-        write = write_tiny_llama_gguf if args.model == "tiny" else write_larger_llama_gguf
-        write(path)
+        if args.model in MODELS:
+            path = model_path(args.model)
+        else:
+            path = Path(folder) / f"{args.model}.gguf"
+            write = write_tiny_llama_gguf if args.model == "tiny" else write_larger_llama_gguf
+            write(path)
         with BatchedLlamaEngine(
             path, n_seq_max=args.seq, n_ctx=4096, n_threads=args.threads, n_gpu_layers=args.gpu_layers
         ) as engine:

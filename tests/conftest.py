@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import real_models
 from tests.gguf_factory import write_tiny_llama_gguf, write_tiny_lora_gguf
 
 INTEROP_DIR = Path(__file__).resolve().parents[2] / "shared" / "interop" / "groundtruth"
@@ -36,3 +37,23 @@ def tiny_lora(tiny_gguf: Path) -> Path:
 def tiny_judge_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny llama with a 4,096-token training context: long enough for a judge prompt."""
     return write_tiny_llama_gguf(tmp_path_factory.mktemp("gguf-judge") / "tiny-judge.gguf", ctx=4096)
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf() -> Path:
+    """SmolLM2-135M-Instruct Q4_1, a real instruct model (ChatML, 49k vocabulary), fetched
+    once into the model cache (tests/real_models.py); the test skips when it cannot be had."""
+    return real_models.require("smollm2")
+
+
+@pytest.fixture(scope="session")
+def gemma3_gguf() -> Path:
+    """Gemma 3 270M Q4_K_M, a real base model (262k vocabulary, no chat template)."""
+    return real_models.require("gemma3")
+
+
+@pytest.fixture(scope="session")
+def smollm2_lora(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random rank-8 LoRA with SmolLM2's real attn_q/attn_v shapes: a 'fine-tune' whose
+    answers differ from the base model's and still read as text (scale 0.5)."""
+    return write_tiny_lora_gguf(tmp_path_factory.mktemp("lora") / "smollm2-lora.gguf", smollm2_gguf, rank=8, alpha=4.0)

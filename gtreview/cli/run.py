@@ -90,14 +90,13 @@ def _models(values: list[str]) -> list[dict[str, str]]:
 
 
 def _progress_printer(stream: Any) -> Any:
+    """One line per phase, redrawn per event: the phase, a bar and what it is doing."""
+
     def show(event: Any) -> None:
-        eta = event.eta_seconds
-        eta_text = f" · ETA {int(eta // 60)}m{int(eta % 60):02d}s" if eta is not None else ""
-        speed = f" · {event.tokens_per_second:.1f} tok/s" if event.tokens else ""
         width = 24
         filled = int(width * event.done / event.total) if event.total else width
         bar = "#" * filled + "-" * (width - filled)
-        stream.write(f"\r[{event.phase:8}] [{bar}] {event.done}/{event.total}{speed}{eta_text}   ")
+        stream.write(f"\r[{event.phase:9}] [{bar}] {event.describe()}   ")
         if event.done >= event.total:
             stream.write("\n")
         stream.flush()
@@ -144,7 +143,10 @@ def run(args: argparse.Namespace) -> int:
     except PassCancelled as exc:
         raise CliError(str(exc), EXIT_FINDINGS) from None
     except DriftError as exc:
-        raise CliError(f"{exc}; the pass stopped (what finished is stored)", EXIT_FINDINGS) from None
+        raise CliError(
+            f"{exc}; the pass stopped (what finished is stored; --drift-every 0 skips the judge check)",
+            EXIT_FINDINGS,
+        ) from None
     except ValueError as exc:  # a configuration pydantic refuses (a spec, a sampling value)
         raise CliError(str(exc).splitlines()[0]) from None
     finally:

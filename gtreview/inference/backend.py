@@ -5,12 +5,20 @@ order. Batching is the backend's business: llama.cpp decodes the batch as parall
 sequences sharing their common prompt prefix; HTTP backends send the requests with
 bounded concurrency. A failed request is a result with ``finish_reason="error"``,
 never an exception, so one bad request cannot sink the batch.
+
+Two keywords are optional, and :func:`complete` passes each only to a backend whose
+``complete_batch`` takes it: ``cancel`` (a ``threading.Event``: the worker-process
+backend abandons a batch mid-way) and ``on_result(index, result)``, called as each
+request finishes, before the batch returns (the local engine, its worker process and
+the HTTP pool do; progress can then count verdicts, not batches).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -72,6 +80,49 @@ class CompletionBackend(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+ResultCallback = Callable[[int, "CompletionResult"], None]
+
+
+def _accepts(backend: CompletionBackend, keyword: str) -> bool:
+    try:
+        return keyword in inspect.signature(backend.complete_batch).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def complete(
+    backend: CompletionBackend,
+    requests: Sequence[CompletionRequest],
+    *,
+    cancel: threading.Event | None = None,
+    on_result: ResultCallback | None = None,
+) -> list[CompletionResult]:
+    """``backend.complete_batch(requests)`` with the optional keywords it takes.
+
+    ``on_result`` is called exactly once per request: as it finishes when the backend
+    streams, otherwise in order after the batch.
+    """
+    keywords: dict[str, Any] = {}
+    if cancel is not None and _accepts(backend, "cancel"):
+        keywords["cancel"] = cancel
+    reported: set[int] = set()
+    if on_result is not None and _accepts(backend, "on_result"):
+        callback = on_result
+
+        def once(index: int, result: CompletionResult) -> None:
+            if index not in reported:
+                reported.add(index)
+                callback(index, result)
+
+        keywords["on_result"] = once
+    results = backend.complete_batch(requests, **keywords)
+    if on_result is not None:
+        for index, result in enumerate(results):
+            if index not in reported:
+                on_result(index, result)
+    return results
 
 
 @dataclass(frozen=True)

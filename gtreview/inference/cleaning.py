@@ -237,6 +237,9 @@ _DEFAULTS: tuple[tuple[str, str, PatternKind, str], ...] = (
     ("harmony_next_turn", "harmony", "control", r"<\|start\|>[ \t]*(?:user|system|developer)\b.*\Z"),
     ("mistral_next_turn", "mistral", "control", r"\[INST\].*\Z"),
     ("deepseek_next_turn", "deepseek", "control", r"<｜User｜>.*\Z"),
+    # a model without a chat template is prompted as "user: ...\n\nassistant:" (the
+    # engine's plain rendering); a base model then writes the next "user:" turn itself
+    ("plain_next_turn", "plain", "control", r"\n[ \t]*(?:user|system):\s.*\Z"),
     # 2a. closed reasoning blocks
     # (bodies may not cross another opening tag: linear time on a degenerate "<think>" * 5000;
     # the price is that a nested "<think>a<think>b</think>" leaves "<think>a" open, which the

@@ -3,24 +3,25 @@
 llama-cpp-python's high-level ``Llama`` decodes one sequence at a time, so K repeats of
 a question (or a judge's 8 answers under one long rubric) pay for the prompt K times and
 decode one token per forward pass. This engine instead holds one context with
-``n_seq_max`` sequences over a unified KV cache (``kv_unified=True``) and, per wave of
-requests:
+``n_seq_max`` sequences (slots) over a unified KV cache (``kv_unified=True``):
 
-1. renders each request with the model's chat template and tokenizes it;
-2. prefills the longest common token prefix once, in sequence 0, and shares it with the
-   other sequences by ``llama_memory_seq_cp`` (in a unified cache this adds sequence ids
-   to the cells, it copies no data); nested shared stretches (one question's marking
-   block under the common instruction) are prefilled once per group the same way
-   (:mod:`gtreview.inference.prefix_plan`);
-3. prefills each sequence's own suffix, all in one batch;
-4. decodes all live sequences together, one ``llama_batch`` per step, each sequence with
-   its own sampler chain (grammar from the request's JSON schema, then greedy or seeded
-   sampling), until end-of-generation or ``max_tokens``.
+1. it renders each request with the model's chat template and tokenizes it;
+2. it sorts the requests by prompt and admits them into free slots as they fit, one
+   decode step after another (continuous batching, :mod:`.llama_schedule`): a sequence
+   that ends frees its slot for the next request at once;
+3. an admitted request takes the longest prompt prefix already in the cache (another
+   sequence's, running or finished) by ``llama_memory_seq_cp``, which in a unified cache
+   adds sequence ids to cells and copies no data; requests admitted together prefill
+   each stretch they share once (:mod:`.prefix_plan`), then their own suffixes;
+4. every step decodes all live sequences (and the new requests' suffixes) in one
+   ``llama_batch``, each sequence with its own sampler (:mod:`.llama_sampling`: greedy
+   or seeded sampling, and the request's JSON-schema grammar checked lazily), until
+   end-of-generation or ``max_tokens``.
 
-Requests are sorted by prompt so shared prefixes land in one wave. A wave holds at most
-``n_seq_max`` requests whose worst case (shared prefixes + suffixes + every
-``max_tokens``) fits in ``n_ctx`` cells, so a result never depends on what else
-was in the batch beyond float rounding. Failures are results (``finish_reason="error"``).
+A request is admitted only when the cells in use plus its own and every running
+request's worst case fit in ``n_ctx``, so a result never depends on what else is being
+decoded beyond float rounding. Failures are results (``finish_reason="error"``); each
+result can be handed to the caller as soon as its request ends (``on_result``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import json
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,35 +38,16 @@ import llama_cpp
 
 from gtreview.inference import llama_native as native
 from gtreview.inference import llama_scoring
-from gtreview.inference.backend import ChatMessage, CompletionRequest, CompletionResult, FinishReason
+from gtreview.inference.backend import (
+    ChatMessage,
+    CompletionRequest,
+    CompletionResult,
+    ResultCallback,
+)
 from gtreview.inference.gguf_check import GgufInfo, check_adapter_file, check_model_file
 from gtreview.inference.json_grammar import SchemaGrammarError, schema_to_gbnf
-from gtreview.inference.prefix_plan import plan_prefixes
-
-
-@dataclass
-class _Job:
-    """One request on its way through a wave."""
-
-    index: int
-    request: CompletionRequest
-    prompt: list[int]
-    grammar: str | None
-    sampler: Any = None
-    seq: int = 0
-    pos: int = 0  # next position in this sequence
-    next_token: int = 0
-    generated: list[int] = field(default_factory=list)
-    finish: FinishReason | None = None
-    error: str | None = None
-
-    @property
-    def max_tokens(self) -> int:
-        return max(0, self.request.sampling.max_tokens)
-
-
-class _DecodeError(RuntimeError):
-    pass
+from gtreview.inference.llama_sampling import Candidates
+from gtreview.inference.llama_schedule import DecodeError, EngineStats, Job, Scheduler
 
 
 class BatchedLlamaEngine:
@@ -105,6 +86,9 @@ class BatchedLlamaEngine:
         self.flash_attn = flash_attn
         self._lock = threading.Lock()
         self._grammars: dict[str, str] = {}
+        self.stats = EngineStats(slots=n_seq_max)  # summed over calls; a benchmark reads differences
+        self.lazy_grammar = True  # False: the grammar filters the whole vocabulary every step
+        self._on_result: ResultCallback | None = None
         self._native = native.NativeHandles()
         self._finalizer = weakref.finalize(self, self._native.free)
         native.ensure_backend(verbose)
@@ -118,6 +102,7 @@ class BatchedLlamaEngine:
         nat = self._native
         nat.load_model(self.model_path, self.n_gpu_layers, self.info.architecture)
         self._vocab = llama_cpp.llama_model_get_vocab(nat.model)
+        self._candidates = Candidates(int(llama_cpp.llama_vocab_n_tokens(self._vocab)))
         nat.new_context(
             n_ctx=n_ctx,
             n_batch=n_batch,
@@ -191,29 +176,41 @@ class BatchedLlamaEngine:
     # -- generation --------------------------------------------------------------
 
     def generate(
-        self, requests: Sequence[CompletionRequest], cancel: threading.Event | None = None
+        self,
+        requests: Sequence[CompletionRequest],
+        cancel: threading.Event | None = None,
+        on_result: ResultCallback | None = None,
     ) -> list[CompletionResult]:
-        """One result per request, in order; requests are decoded as parallel sequences."""
+        """One result per request, in order; requests are decoded as parallel sequences,
+        continuously batched. ``on_result(index, result)`` is called as each one ends."""
         with self._lock:
             if self.closed:
                 raise RuntimeError("the engine is closed")
-            jobs: list[_Job] = []
-            for index, request in enumerate(requests):
-                jobs.append(self._prepare(index, request))
-            # Sorted by prompt, requests that share prefixes land in the same wave.
-            runnable = sorted((j for j in jobs if j.finish is None), key=lambda j: j.prompt)
-            for wave in self._plan_waves(runnable):
-                if cancel is not None and cancel.is_set():
-                    self._fail(wave, "cancelled")
-                    continue
-                try:
-                    self._run_wave(wave, cancel)
-                except _DecodeError as exc:
-                    self._fail(wave, str(exc))
+            jobs = [self._prepare(index, request) for index, request in enumerate(requests)]
+            self._on_result = on_result
+            try:
+                self._report(jobs)
+                self._run_jobs([j for j in jobs if j.finish is None], cancel)
+                self._report(jobs)
+            finally:
+                self._on_result = None
             return [self._result(job) for job in jobs]
 
-    def _prepare(self, index: int, request: CompletionRequest) -> _Job:
-        job = _Job(index=index, request=request, prompt=[], grammar=None)
+    def _run_jobs(self, jobs: Sequence[Job], cancel: threading.Event | None) -> None:
+        """Run prepared jobs to their end through the continuous-batching scheduler."""
+        Scheduler(self, cancel).run(jobs)
+
+    def _report(self, jobs: Sequence[Job]) -> None:
+        """Hand each newly finished job's result to the caller's ``on_result``."""
+        if self._on_result is None:
+            return
+        for job in jobs:
+            if job.finish is not None and not job.reported:
+                job.reported = True
+                self._on_result(job.index, self._result(job))
+
+    def _prepare(self, index: int, request: CompletionRequest) -> Job:
+        job = Job(index=index, request=request, prompt=[], grammar=None)
         try:
             job.prompt = self.tokenize_prompt(request.messages)
             if request.json_schema is not None:
@@ -232,70 +229,6 @@ class BatchedLlamaEngine:
             job.finish = "length"
         return job
 
-    def _cells(self, jobs: Sequence[_Job]) -> int:
-        """KV cells a wave may need at most: shared prefixes once, the rest per sequence."""
-        prompts = [j.prompt for j in jobs]
-        return plan_prefixes(prompts).prefill_tokens(prompts) + sum(j.max_tokens for j in jobs)
-
-    def _plan_waves(self, jobs: Sequence[_Job]) -> list[list[_Job]]:
-        waves: list[list[_Job]] = []
-        current: list[_Job] = []
-        for job in jobs:
-            candidate = [*current, job]
-            if current and (len(candidate) > self.n_seq_max or self._cells(candidate) > self.n_ctx):
-                waves.append(current)
-                candidate = [job]
-            current = candidate
-        if current:
-            waves.append(current)
-        return waves
-
-    def _run_wave(self, wave: list[_Job], cancel: threading.Event | None) -> None:
-        memory = self._memory
-        llama_cpp.llama_memory_clear(memory, True)
-        try:
-            for job in wave:
-                try:
-                    job.sampler = native.new_sampler(self._vocab, job.request.sampling, job.grammar)
-                except ValueError as exc:
-                    job.finish, job.error = "error", str(exc)
-            live = [j for j in wave if j.finish is None]
-            for seq, job in enumerate(live):
-                job.seq = seq
-            plan = plan_prefixes([j.prompt for j in live])
-            for segment in plan.segments:  # each shared stretch decoded once, then copied
-                owner = live[segment.owner]
-                self._decode([(owner.prompt[pos], pos, owner.seq, False) for pos in range(segment.start, segment.end)])
-                for other in segment.copies:
-                    llama_cpp.llama_memory_seq_cp(memory, owner.seq, live[other].seq, segment.start, segment.end)
-            suffixes = [
-                (job.prompt[pos], pos, job.seq, pos == len(job.prompt) - 1)
-                for job, start in zip(live, plan.own_start, strict=True)
-                for pos in range(start, len(job.prompt))
-            ]
-            by_seq = {job.seq: job for job in live}
-            self._decode(suffixes, lambda seq, i: self._sample(by_seq[seq], i))
-            cells = plan.prefill_tokens([j.prompt for j in live])
-            live = [j for j in live if j.finish is None]
-            while live:
-                if cancel is not None and cancel.is_set():
-                    self._fail(live, "cancelled")
-                    return
-                if cells + len(live) > self.n_ctx:  # only a lone over-long request gets here
-                    for job in live:
-                        job.finish = "length"
-                    return
-                steps = [(job.next_token, job.pos, job.seq, True) for job in live]
-                self._decode(steps, lambda seq, i: self._sample(by_seq[seq], i))
-                cells += len(live)
-                live = [j for j in live if j.finish is None]
-        finally:
-            for job in wave:
-                if job.sampler is not None:
-                    llama_cpp.llama_sampler_free(job.sampler)
-                    job.sampler = None
-            llama_cpp.llama_memory_clear(memory, True)
-
     def _decode(
         self, entries: Sequence[tuple[int, int, int, bool]], on_logits: Callable[[int, int], None] | None = None
     ) -> None:
@@ -312,14 +245,24 @@ class BatchedLlamaEngine:
                     outputs.append((seq, index))
             rc = int(llama_cpp.llama_decode(self._native.ctx, batch.raw))
             if rc != 0:
-                raise _DecodeError(f"llama_decode failed with code {rc} on a batch of {batch.n_tokens} tokens")
+                raise DecodeError(f"llama_decode failed with code {rc} on a batch of {batch.n_tokens} tokens")
             if on_logits is not None:
                 for seq, index in outputs:
                     on_logits(seq, index)
 
-    def _sample(self, job: _Job, index: int) -> None:
-        token = int(llama_cpp.llama_sampler_sample(job.sampler, self._native.ctx, index))
+    @property
+    def grammar_rejections(self) -> int:
+        """Grammar-constrained steps whose first choice the grammar refused (all calls)."""
+        return self.stats.grammar_rejections
+
+    def _sample(self, job: Job, index: int) -> None:
+        assert job.sampler is not None
+        sampled = job.sampler.sample(self._native.ctx, index)
         job.pos = len(job.prompt) + len(job.generated)
+        if sampled is None:
+            job.finish, job.error = "error", "the grammar admits no further token"
+            return
+        token = sampled
         if llama_cpp.llama_vocab_is_eog(self._vocab, token):
             job.finish = "stop"
             return
@@ -328,18 +271,14 @@ class BatchedLlamaEngine:
             job.finish = "length"
         job.next_token = token
 
-    @staticmethod
-    def _fail(jobs: Sequence[_Job], message: str) -> None:
-        for job in jobs:
-            if job.finish is None:
-                job.finish, job.error = "error", message
-
-    def _result(self, job: _Job) -> CompletionResult:
+    def _result(self, job: Job) -> CompletionResult:
         prompt_tokens = len(job.prompt) or None
         if job.finish == "error":
             return CompletionResult(finish_reason="error", error=job.error, prompt_tokens=prompt_tokens)
         return CompletionResult(
-            text=native.detokenize(self._vocab, job.generated),
+            # Control tokens the model writes (a new turn, a stray end marker) stay in the
+            # raw text, as the grammar sees them, so that cleaning can find and cut them.
+            text=native.detokenize(self._vocab, job.generated, special=True),
             finish_reason=job.finish or "stop",
             prompt_tokens=prompt_tokens,
             completion_tokens=len(job.generated),
@@ -438,8 +377,13 @@ class LlamaBackend:
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, **self.engine.describe()}
 
-    def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
-        return self.engine.generate(requests)
+    def complete_batch(
+        self,
+        requests: Sequence[CompletionRequest],
+        cancel: threading.Event | None = None,
+        on_result: ResultCallback | None = None,
+    ) -> list[CompletionResult]:
+        return self.engine.generate(requests, cancel, on_result)
 
     def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[llama_scoring.TokenScores]:
         return self.engine.score_texts(texts, prefix_tokens=prefix_tokens)

@@ -108,19 +108,20 @@ def tokenize(vocab: Any, text: str, *, add_special: bool, parse_special: bool = 
     raise RuntimeError("llama_tokenize failed to size its buffer")
 
 
-def token_bytes(vocab: Any, token: int) -> bytes:
-    """The raw bytes of one token; special tokens render as nothing."""
+def token_bytes(vocab: Any, token: int, *, special: bool = False) -> bytes:
+    """The raw bytes of one token; control tokens render as their text (``<|im_start|>``)
+    when ``special``, else as nothing."""
     buf = ctypes.create_string_buffer(64)
-    n = int(llama_cpp.llama_token_to_piece(vocab, token, buf, 64, 0, False))
+    n = int(llama_cpp.llama_token_to_piece(vocab, token, buf, 64, 0, special))
     if n < 0:
         buf = ctypes.create_string_buffer(-n)
-        n = int(llama_cpp.llama_token_to_piece(vocab, token, buf, -n, 0, False))
+        n = int(llama_cpp.llama_token_to_piece(vocab, token, buf, -n, 0, special))
     return buf.raw[: max(n, 0)]
 
 
-def detokenize(vocab: Any, tokens: Sequence[int]) -> str:
+def detokenize(vocab: Any, tokens: Sequence[int], *, special: bool = False) -> str:
     """Text of a whole token list: bytes are joined first because byte tokens split UTF-8."""
-    return b"".join(token_bytes(vocab, t) for t in tokens).decode("utf-8", errors="replace")
+    return b"".join(token_bytes(vocab, t, special=special) for t in tokens).decode("utf-8", errors="replace")
 
 
 def model_chat_template(model: Any) -> str | None:

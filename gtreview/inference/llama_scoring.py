@@ -76,7 +76,7 @@ def _collector(
 
 def score_texts(engine: BatchedLlamaEngine, texts: Sequence[str], prefix_tokens: int = 0) -> list[TokenScores]:
     """See :meth:`BatchedLlamaEngine.score_texts`."""
-    from gtreview.inference.llama_engine import _DecodeError
+    from gtreview.inference.llama_schedule import DecodeError
 
     start = max(1, prefix_tokens)
     with engine._lock:
@@ -105,7 +105,7 @@ def score_texts(engine: BatchedLlamaEngine, texts: Sequence[str], prefix_tokens:
             llama_cpp.llama_memory_clear(engine._memory, True)
             try:
                 engine._decode(entries, on_logits)
-            except _DecodeError as exc:
+            except DecodeError as exc:
                 raise RuntimeError(str(exc)) from exc
             finally:
                 llama_cpp.llama_memory_clear(engine._memory, True)
@@ -119,29 +119,24 @@ def greedy_continuations(
     engine: BatchedLlamaEngine, prompts: Sequence[str | Sequence[int]], max_tokens: int
 ) -> list[list[int]]:
     """See :meth:`BatchedLlamaEngine.greedy_continuations`."""
-    from gtreview.inference.llama_engine import _DecodeError, _Job
+    from gtreview.inference.llama_schedule import Job
 
     request = CompletionRequest(messages=[], sampling=Sampling(temperature=0.0, max_tokens=max(0, max_tokens)))
     with engine._lock:
         if engine.closed:
             raise RuntimeError("the engine is closed")
-        jobs: list[_Job] = []
+        jobs: list[Job] = []
         for index, prompt in enumerate(prompts):
             tokens = tokenize_text(engine, prompt) if isinstance(prompt, str) else [int(t) for t in prompt]
             if not tokens:
                 raise ValueError(f"prompt {index} is empty")
             if len(tokens) >= engine.n_ctx_seq:
                 raise ValueError(f"prompt {index} has {len(tokens)} tokens; a sequence holds {engine.n_ctx_seq}")
-            job = _Job(index=index, request=request, prompt=tokens, grammar=None)
+            job = Job(index=index, request=request, prompt=tokens, grammar=None)
             if job.max_tokens == 0:
                 job.finish = "length"
             jobs.append(job)
-        runnable = sorted((j for j in jobs if j.finish is None), key=lambda j: j.prompt)
-        for wave in engine._plan_waves(runnable):
-            try:
-                engine._run_wave(wave, None)
-            except _DecodeError as exc:
-                raise RuntimeError(str(exc)) from exc
+        engine._run_jobs([j for j in jobs if j.finish is None], None)
         failed = next((j for j in jobs if j.finish == "error"), None)
         if failed is not None:
             raise RuntimeError(f"prompt {failed.index}: {failed.error}")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Self
 
-from gtreview.inference.backend import CompletionRequest, CompletionResult
+from gtreview.core.errors import Cancelled
+from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -34,10 +36,34 @@ class PooledBackend:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def complete_batch(self, requests: Sequence[CompletionRequest]) -> list[CompletionResult]:
+    def complete_batch(
+        self,
+        requests: Sequence[CompletionRequest],
+        on_result: ResultCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> list[CompletionResult]:
+        """One result per request, in order; ``on_result(index, result)`` as each comes
+        back. ``cancel`` drops the requests not yet sent and raises Cancelled (a request
+        in flight ends on its own, within the client's timeout)."""
         if self._closed:
             raise RuntimeError("this backend is closed")
-        return list(self._pool.map(self._complete_safely, requests))
+        futures: dict[Future[CompletionResult], int] = {
+            self._pool.submit(self._complete_safely, r): i for i, r in enumerate(requests)
+        }
+        results: list[CompletionResult | None] = [None] * len(requests)
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=futures.__getitem__):
+                index = futures[future]
+                results[index] = result = future.result()
+                if on_result is not None:
+                    on_result(index, result)
+            if cancel is not None and cancel.is_set() and pending:
+                for future in pending:
+                    future.cancel()
+                raise Cancelled(f"cancelled with {len(pending)} of {len(requests)} requests unanswered")
+        return [r for r in results if r is not None]
 
     def close(self) -> None:
         if self._closed:

@@ -7,10 +7,11 @@ benchmark pass it would stop the run. :class:`WorkerBackend` opens the backend t
 ``fork``: a forked Qt or CUDA process is unsafe) and talks to it over a
 ``multiprocessing`` pipe with small dict messages of plain data:
 
-    parent -> child   {"op": "complete", "requests": [...]}  {"op": "describe"}  {"op": "close"}
+    parent -> child   {"op": "complete", "requests": [...], "stream": bool}  {"op": "describe"}  {"op": "close"}
                       {"op": "score", "texts": [...], "prefix_tokens": N}
                       {"op": "continue", "prompts": [text or [token ids]], "max_tokens": N}
     child -> parent   {"op": "ready", "pid": N}  {"op": "open_failed", "type": ..., "message": ...}
+                      {"op": "result", "index": N, "result": {...}}  (streamed: one per request, as it ends)
                       {"op": "results", "results": [...]}  {"op": "describe", "describe": {...}}
                       {"op": "scores", "scores": [{"text_tokens": [...], "start": N, "logprobs": [...]}]}
                       {"op": "continuations", "continuations": [[token ids], ...]}
@@ -72,7 +73,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gtreview.core.errors import Cancelled
-from gtreview.inference.backend import CompletionRequest, CompletionResult, TokenScores
+from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback, TokenScores, complete
 from gtreview.inference.gguf_check import ModelFileError
 from gtreview.inference.pooled import one_line
 from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, parse_model_spec
@@ -282,9 +283,13 @@ class WorkerBackend:
             raise BackendOpenError(f"cannot open {self.spec}: {message}")
         raise error(message)
 
-    def _await(self, child: _Child, cancel: threading.Event | None) -> dict[str, Any]:
+    def _await(
+        self, child: _Child, cancel: threading.Event | None, on_partial: Callable[[dict[str, Any]], None] | None = None
+    ) -> dict[str, Any]:
         """The child's next message; raise WorkerDied when it ends first and
-        GenerationCancelled (after killing it) when ``cancel`` or close() comes first."""
+        GenerationCancelled (after killing it) when ``cancel`` or close() comes first.
+        ``{"op": "result"}`` messages (one request of a streamed batch) go to
+        ``on_partial`` and the wait goes on."""
         conn, sentinel = child.conn, child.proc.sentinel
         while True:
             if conn.poll(0):  # a finished reply wins over a late cancel: nothing is lost
@@ -292,6 +297,10 @@ class WorkerBackend:
                     reply = conn.recv()
                 except (EOFError, OSError):
                     raise WorkerDied(child.death_message()) from None
+                if reply.get("op") == "result":
+                    if on_partial is not None:
+                        on_partial(reply)
+                    continue
                 return dict(reply)
             if (cancel is not None and cancel.is_set()) or self._closing.is_set():
                 child.kill()
@@ -302,7 +311,12 @@ class WorkerBackend:
             if sentinel in ready and not conn.poll(0):
                 raise WorkerDied(child.death_message())
 
-    def _call(self, message: dict[str, Any], cancel: threading.Event | None) -> dict[str, Any]:
+    def _call(
+        self,
+        message: dict[str, Any],
+        cancel: threading.Event | None,
+        on_partial: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
         """Send one message to a live child (starting one if needed) and return its reply."""
         if self._closed:
             raise RuntimeError("the model worker is closed")
@@ -317,26 +331,48 @@ class WorkerBackend:
                 child.conn.send(message)
             except (BrokenPipeError, ConnectionResetError):
                 raise WorkerDied(child.death_message()) from None
-            return self._await(child, cancel)
+            return self._await(child, cancel, on_partial)
         except (WorkerDied, GenerationCancelled):
             self._child = None  # already reaped
+            raise
+        except BaseException:  # the caller's on_partial failed mid-batch: the child is still busy
+            child.kill()
+            self._child = None
             raise
 
     # -- CompletionBackend --------------------------------------------------------------
 
     def complete_batch(
-        self, requests: Sequence[CompletionRequest], cancel: threading.Event | None = None
+        self,
+        requests: Sequence[CompletionRequest],
+        cancel: threading.Event | None = None,
+        on_result: ResultCallback | None = None,
     ) -> list[CompletionResult]:
         """One result per request, in order. A dead child gives error results (and a fresh
-        child next time); ``cancel`` raises GenerationCancelled, even while waiting."""
+        child next time); ``cancel`` raises GenerationCancelled, even while waiting.
+        ``on_result(index, result)`` is called as each request finishes in the child (when
+        its backend streams; otherwise not at all: see ``backend.complete``)."""
         if cancel is not None and cancel.is_set():
             raise GenerationCancelled("generation cancelled")
         if not requests:
             return []
-        payload = {"op": "complete", "requests": [r.model_dump(mode="json") for r in requests]}
+        payload = {
+            "op": "complete",
+            "requests": [r.model_dump(mode="json") for r in requests],
+            "stream": on_result is not None,
+        }
+        on_partial = None
+        if on_result is not None:
+            callback = on_result
+
+            def on_partial(message: dict[str, Any]) -> None:
+                index = int(message["index"])
+                if 0 <= index < len(requests):
+                    callback(index, CompletionResult.model_validate(message["result"]))
+
         with self._lock:
             try:
-                reply = self._call(payload, cancel)
+                reply = self._call(payload, cancel, on_partial)
             except WorkerDied as exc:
                 self._drop_child()
                 return _errors(len(requests), str(exc))
@@ -505,7 +541,7 @@ def _child_main(
             if op == "close":
                 break
             try:
-                conn.send(_serve(backend, message))
+                conn.send(_serve(backend, message, conn))
             except (BrokenPipeError, OSError):
                 break
     finally:
@@ -513,7 +549,7 @@ def _child_main(
         conn.close()
 
 
-def _serve(backend: Any, message: dict[str, Any]) -> dict[str, Any]:
+def _serve(backend: Any, message: dict[str, Any], conn: Connection) -> dict[str, Any]:
     op = message.get("op")
     try:
         if op == "describe":
@@ -530,7 +566,14 @@ def _serve(backend: Any, message: dict[str, Any]) -> dict[str, Any]:
             outputs = _scorer(backend).greedy_continuations(message["prompts"], message["max_tokens"])
             return {"op": "continuations", "continuations": [[int(t) for t in out] for out in outputs]}
         requests = [CompletionRequest.model_validate(r) for r in message["requests"]]
-        results = backend.complete_batch(requests)
+        if message.get("stream"):
+
+            def send(index: int, result: CompletionResult) -> None:
+                conn.send({"op": "result", "index": index, "result": result.model_dump(mode="json")})
+
+            results = complete(backend, requests, on_result=send)
+        else:
+            results = backend.complete_batch(requests)
         return {"op": "results", "results": [r.model_dump(mode="json") for r in results]}
     except Exception as exc:  # noqa: BLE001 - a Python error in the backend fails this call only
         if op in ("score", "continue"):  # the caller re-raises it: keep the message as it was

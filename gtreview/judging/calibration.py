@@ -17,7 +17,14 @@ from gtreview.core.calibration import FixtureRole, fixture_role
 from gtreview.core.errors import UserError
 from gtreview.core.rubric import CalibrationFixture, Question, VariantRule
 from gtreview.inference.backend import CompletionBackend
-from gtreview.judging.pointwise import Judgement, JudgementStatus, JudgeSettings, JudgeTask, judge_answers
+from gtreview.judging.pointwise import (
+    Judgement,
+    JudgementStatus,
+    JudgeSettings,
+    JudgeTask,
+    Progress,
+    judge_answers,
+)
 
 JUDGMENTAL_TOLERANCE = 1
 
@@ -124,12 +131,13 @@ def _judge_fixtures(
     pairs: Sequence[tuple[Question, CalibrationFixture]],
     settings: JudgeSettings | None,
     global_variants: list[VariantRule] | None,
+    progress: Progress | None = None,
 ) -> list[Judgement]:
     tasks = [
         JudgeTask(key=f"{q.id}/{f.fixture_id}", question=q, answer=f.response_text or "", fixture_id=f.fixture_id)
         for q, f in pairs
     ]
-    return judge_answers(backend, tasks, settings=settings, global_variants=global_variants)
+    return judge_answers(backend, tasks, settings=settings, global_variants=global_variants, progress=progress)
 
 
 def standardisation_fixtures(
@@ -155,7 +163,12 @@ class DriftError(UserError, RuntimeError):
 
 
 class DriftMonitor:
-    """Re-scores the standardisation fixtures at the start and every ``every`` responses."""
+    """Re-scores the standardisation fixtures at the start and every ``every`` responses.
+
+    ``backend`` may be replaced between checks (a pass checks the judge before any
+    generation, closes it while the models answer, and opens it again to judge);
+    ``progress(done, total, tokens)`` is told of each fixture verdict of a check.
+    """
 
     def __init__(
         self,
@@ -165,15 +178,17 @@ class DriftMonitor:
         every: int = 50,
         settings: JudgeSettings | None = None,
         global_variants: list[VariantRule] | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self.backend, self.fixtures, self.every = backend, fixtures, every
         self.settings, self.global_variants = settings, global_variants
+        self.progress = progress
         self.baseline: dict[str, bool | None] = {}
         self.checks = 0
         self._next = every
 
     def _run(self, when: str) -> list[FixtureCheck]:
-        judgements = _judge_fixtures(self.backend, self.fixtures, self.settings, self.global_variants)
+        judgements = _judge_fixtures(self.backend, self.fixtures, self.settings, self.global_variants, self.progress)
         self.checks += 1
         checks = [check_fixture(q, f, j) for (q, f), j in zip(self.fixtures, judgements, strict=True)]
         failed = [c for c in checks if not c.reproduced]

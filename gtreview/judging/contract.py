@@ -1,7 +1,9 @@
 """Reading a judge's reply: valid against the contract, or the reason it is not.
 
 The schema constrains what a judge can say, but servers and models do not always
-honour it, so every reply is checked here before any arithmetic.
+honour it, so every reply is checked here before any arithmetic. Both reply shapes are
+read: the v2 schema's top-level ``contradicted``/``do_not_credit_components`` lists and
+the grader contract's per-component ``contradiction``/``do_not_credit_hit`` flags.
 """
 
 from __future__ import annotations
@@ -45,6 +47,14 @@ def _str(data: dict[str, Any], key: str) -> str:
     return value
 
 
+def _component_ids(data: dict[str, Any], key: str, expected: list[str]) -> set[str]:
+    """A top-level list of component ids (the v2 schema's flags); absent means none."""
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v in expected for v in value):
+        raise ContractViolation(f"{key} must list component ids of this question")
+    return set(value)
+
+
 def parse_verdict_reply(question: Question, text: str) -> JudgeVerdict:
     data = _json_object(text)
     gate_passed = _bool(data, "gate_passed")
@@ -60,6 +70,8 @@ def parse_verdict_reply(question: Question, text: str) -> JudgeVerdict:
     unknown = [str(cid) for cid in components if cid not in expected]
     if unknown:
         raise ContractViolation(f"verdicts for unknown components {', '.join(unknown)}")
+    contradicted = _component_ids(data, "contradicted", expected)
+    dnc_components = _component_ids(data, "do_not_credit_components", expected)
     verdicts = []
     for component in question.components:
         entry = components[component.id]
@@ -75,8 +87,8 @@ def parse_verdict_reply(question: Question, text: str) -> JudgeVerdict:
                 id=component.id,
                 awarded=awarded,
                 reason=_str(entry, "reason"),
-                contradiction=_bool(entry, "contradiction", False),
-                do_not_credit_hit=_bool(entry, "do_not_credit_hit", False),
+                contradiction=_bool(entry, "contradiction", False) or component.id in contradicted,
+                do_not_credit_hit=_bool(entry, "do_not_credit_hit", False) or component.id in dnc_components,
             )
         )
     hits = data.get("do_not_credit_hits", [])

@@ -1,7 +1,8 @@
 """Pairwise comparison: every pair judged in both answer orders, then reconciled.
 
-Both orders of every pair of a question go to the backend in one batch (they share
-the instructions and marking block). Replies are parsed for the verdict token; one
+Both orders of every pair go to the backend in one batch (a local judge shares the
+instructions and each question's marking block between them), and each pair is
+reported as soon as its second order is in. Replies are parsed for the verdict token; one
 that cannot be parsed makes the pair unknown. Nothing is re-asked: an unknown pair is
 itself a finding about the judge.
 """
@@ -9,15 +10,25 @@ itself a finding about the judge.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
+from gtreview.core.errors import Cancelled
 from gtreview.core.pairwise import PairOutcome, reconcile
 from gtreview.core.rubric import Question, VariantRule
-from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling
+from gtreview.inference.backend import (
+    ChatMessage,
+    CompletionBackend,
+    CompletionRequest,
+    CompletionResult,
+    Sampling,
+    complete,
+)
 from gtreview.judging.marking import marking_block
-from gtreview.judging.pointwise import JudgeSettings
+from gtreview.judging.pointwise import JudgeSettings, Progress
 from gtreview.judging.prompts import PAIRWISE, load_template
 from gtreview.judging.schemas import pairwise_schema
 
@@ -84,50 +95,80 @@ def compare_answers(
     *,
     settings: JudgeSettings | None = None,
     global_variants: list[VariantRule] | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    on_pair: Callable[[PairJudgement], None] | None = None,
 ) -> list[PairJudgement]:
+    """Judge every pair in both orders; results come back in the order of ``tasks``.
+
+    ``on_pair(judgement)`` and then ``progress(done, total, tokens)`` are called as each
+    pair's second order comes in; a set ``cancel`` raises
+    :class:`~gtreview.core.errors.Cancelled` at the next reply.
+    """
     settings = settings or JudgeSettings()
     template = load_template(PAIRWISE)
     common = {"judge": backend.spec, "prompt_sha256": template.sha256, "sampling": settings.sampling}
     results: dict[str, PairJudgement] = {}
-    groups: dict[str, list[PairTask]] = {}
+    tokens = 0
+
+    def finish(judgement: PairJudgement) -> None:
+        results[judgement.key] = judgement
+        if on_pair is not None:
+            on_pair(judgement)
+        if progress is not None:
+            progress(len(results), len(tasks), tokens)
+
+    judged: list[PairTask] = []
     for task in tasks:
         outcome = _without_judge(task)
-        if outcome is not None:
-            results[task.key] = PairJudgement(
-                key=task.key,
-                question_id=task.question.id,
-                outcome=outcome,
-                note="decided without a judge call: empty answer",
-                **common,
-            )
+        if outcome is None:
+            judged.append(task)
         else:
-            groups.setdefault(task.question.id, []).append(task)
+            note = "decided without a judge call: empty answer"
+            finish(PairJudgement(key=task.key, question_id=task.question.id, outcome=outcome, note=note, **common))
     schema = pairwise_schema()
-    for group in groups.values():
-        requests = []
-        for task in group:
-            for first, second in ((task.answer_a, task.answer_b), (task.answer_b, task.answer_a)):
-                requests.append(
-                    CompletionRequest(
-                        messages=pair_messages(task.question, first, second, global_variants),
-                        sampling=settings.sampling,
-                        json_schema=schema,
-                        schema_name="pairwise_verdict",
-                    )
+    requests = []
+    for task in judged:
+        for first, second in ((task.answer_a, task.answer_b), (task.answer_b, task.answer_a)):
+            requests.append(
+                CompletionRequest(
+                    messages=pair_messages(task.question, first, second, global_variants),
+                    sampling=settings.sampling,
+                    json_schema=schema,
+                    schema_name="pairwise_verdict",
                 )
-        replies = backend.complete_batch(requests)
-        for position, task in enumerate(group):
-            normal, swapped = replies[2 * position], replies[2 * position + 1]
-            normal_verdict, normal_reason = _verdict_text(normal.text if normal.ok else "")
-            swapped_verdict, swapped_reason = _verdict_text(swapped.text if swapped.ok else "")
-            results[task.key] = PairJudgement(
-                key=task.key,
-                question_id=task.question.id,
-                outcome=reconcile(normal_verdict, swapped_verdict),
-                reply_normal=normal.text or (normal.error or ""),
-                reply_swapped=swapped.text or (swapped.error or ""),
-                reason_normal=normal_reason,
-                reason_swapped=swapped_reason,
-                **common,
             )
+    replies: dict[int, CompletionResult] = {}
+
+    def on_result(index: int, result: CompletionResult) -> None:
+        nonlocal tokens
+        replies[index] = result
+        tokens += result.completion_tokens or 0
+        position = index // 2
+        if 2 * position in replies and 2 * position + 1 in replies:
+            finish(_reconciled(judged[position], replies[2 * position], replies[2 * position + 1], common))
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("pairwise judging was cancelled")
+
+    if requests:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("pairwise judging was cancelled")
+        complete(backend, requests, cancel=cancel, on_result=on_result)
     return [results[task.key] for task in tasks]
+
+
+def _reconciled(
+    task: PairTask, normal: CompletionResult, swapped: CompletionResult, common: dict[str, Any]
+) -> PairJudgement:
+    normal_verdict, normal_reason = _verdict_text(normal.text if normal.ok else "")
+    swapped_verdict, swapped_reason = _verdict_text(swapped.text if swapped.ok else "")
+    return PairJudgement(
+        key=task.key,
+        question_id=task.question.id,
+        outcome=reconcile(normal_verdict, swapped_verdict),
+        reply_normal=normal.text or (normal.error or ""),
+        reply_swapped=swapped.text or (swapped.error or ""),
+        reason_normal=normal_reason,
+        reason_swapped=swapped_reason,
+        **common,
+    )

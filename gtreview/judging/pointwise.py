@@ -1,7 +1,8 @@
 """Pointwise judging: one answer against one question's rubric, scored by the program.
 
-Answers to the same question go to the backend as one batch, so a local judge shares
-the long prefix (instructions and marking block) between them. A reply that breaks
+All answers go to the backend as one batch per attempt, so a local judge shares the
+long prefixes (the instructions, each question's marking block) between them and keeps
+its sequences busy, and each verdict is reported as it comes in. A reply that breaks
 the contract is re-asked (with the reason) at most ``reasks`` times, then the answer
 is recorded as unscored, never as 0 and never dropped. An empty answer fails the gate
 without a judge call.
@@ -17,20 +18,28 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gtreview.core.errors import Cancelled
-from gtreview.core.grading import GraderRecord, empty_answer_record, score_verdict
+from gtreview.core.grading import GraderRecord, JudgeVerdict, empty_answer_record, score_verdict
 from gtreview.core.rubric import Question, VariantRule
-from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling
+from gtreview.inference.backend import (
+    ChatMessage,
+    CompletionBackend,
+    CompletionRequest,
+    CompletionResult,
+    Sampling,
+    complete,
+)
 from gtreview.judging.contract import ContractViolation, parse_verdict_reply
 from gtreview.judging.marking import marking_block
 from gtreview.judging.prompts import POINTWISE, load_template
-from gtreview.judging.schemas import verdict_schema
+from gtreview.judging.schemas import REASON_CHARS, verdict_schema
 
-Progress = Callable[[int, int], None]
+Progress = Callable[[int, int, int], None]  # verdicts final, verdicts asked for, tokens generated
 MAX_REPLY_ECHO = 2000
 
 
 class JudgingCancelled(Cancelled, RuntimeError):
-    """Raised between batches when the cancel event is set; ``done`` holds finished work."""
+    """Raised when the cancel event is set (at the next finished reply, or between
+    attempts); ``done`` holds the finished judgements."""
 
     def __init__(self, done: list[Judgement]) -> None:
         super().__init__("judging was cancelled")
@@ -40,7 +49,7 @@ class JudgingCancelled(Cancelled, RuntimeError):
 class JudgeSettings(BaseModel):
     sampling: Sampling = Field(default_factory=lambda: Sampling(temperature=0.0, seed=0, max_tokens=1024))
     reasks: int = 3
-    reason_chars: int = 300
+    reason_chars: int = REASON_CHARS
 
 
 class JudgeTask(BaseModel):
@@ -68,6 +77,7 @@ class Judgement(BaseModel):
     prompt_sha256: str = ""
     judge: str = ""
     sampling: Sampling = Field(default_factory=Sampling)
+    tokens: int = 0  # what the judge generated for this answer, every attempt together
 
     @property
     def total(self) -> int | None:
@@ -104,89 +114,134 @@ def judge_answers(
     global_variants: list[VariantRule] | None = None,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    on_judgement: Callable[[Judgement], None] | None = None,
 ) -> list[Judgement]:
-    """Judge every task; results come back in the order of ``tasks``."""
+    """Judge every task; results come back in the order of ``tasks``.
+
+    All pending answers go to the backend in one batch per attempt (a local judge
+    shares each question's prefix between them and keeps its sequences busy);
+    ``progress(done, total, tokens)`` is called as each verdict becomes final, with the
+    tokens the judge has generated so far, right after ``on_judgement(judgement)`` (a
+    pass stores each judgement there, as it is final). A set ``cancel`` stops the work at
+    the next finished reply and raises :class:`JudgingCancelled` holding the finished
+    judgements.
+    """
     settings = settings or JudgeSettings()
-    template = load_template(POINTWISE)
+    sha = load_template(POINTWISE).sha256
     results: dict[str, Judgement] = {}
-    groups: dict[str, list[JudgeTask]] = {}
-    for task in tasks:
-        groups.setdefault(task.question.id, []).append(task)
+    tokens = 0
+    schemas: dict[str, dict[str, Any]] = {}
 
-    def finish(judgement: Judgement) -> None:
-        results[judgement.key] = judgement
-        if progress is not None:
-            progress(len(results), len(tasks))
-
-    for group in groups.values():
-        if cancel is not None and cancel.is_set():
-            raise JudgingCancelled([results[t.key] for t in tasks if t.key in results])
-        for judgement in _judge_group(backend, group, settings, global_variants, template.sha256):
-            finish(judgement)
-    return [results[task.key] for task in tasks]
-
-
-def _judge_group(
-    backend: CompletionBackend,
-    group: list[JudgeTask],
-    settings: JudgeSettings,
-    global_variants: list[VariantRule] | None,
-    template_sha: str,
-) -> list[Judgement]:
-    question = group[0].question
-    schema = verdict_schema(question, reason_chars=settings.reason_chars)
-    done: list[Judgement] = []
+    def cancelled() -> JudgingCancelled:
+        return JudgingCancelled([results[t.key] for t in tasks if t.key in results])
 
     def finish(task: JudgeTask, status: JudgementStatus, **fields: Any) -> None:
-        done.append(
-            Judgement(
-                key=task.key,
-                question_id=question.id,
-                fixture_id=task.fixture_id,
-                status=status,
-                prompt_sha256=template_sha,
-                judge=backend.spec,
-                sampling=settings.sampling,
-                **fields,
-            )
+        results[task.key] = judgement = Judgement(
+            key=task.key,
+            question_id=task.question.id,
+            fixture_id=task.fixture_id,
+            status=status,
+            prompt_sha256=sha,
+            judge=backend.spec,
+            sampling=settings.sampling,
+            **fields,
         )
+        if on_judgement is not None:
+            on_judgement(judgement)
+        if progress is not None:
+            progress(len(results), len(tasks), tokens)
 
-    pending: list[tuple[JudgeTask, list[ChatMessage], list[str], str]] = []
-    for task in group:
+    pending: list[_Pending] = []
+    for order, task in enumerate(tasks):
         if not task.answer.strip():
-            finish(
-                task,
-                JudgementStatus.SCORED,
-                record=empty_answer_record(question, grader_id=backend.spec, fixture_id=task.fixture_id),
-            )
+            record = empty_answer_record(task.question, grader_id=backend.spec, fixture_id=task.fixture_id)
+            finish(task, JudgementStatus.SCORED, record=record)
         else:
-            pending.append((task, base_messages(question, task.answer, global_variants), [], ""))
+            pending.append(_Pending(order, task, base_messages(task.question, task.answer, global_variants)))
     for attempt in range(settings.reasks + 1):
         if not pending:
             break
+        if cancel is not None and cancel.is_set():
+            raise cancelled()
         sampling = settings.sampling.model_copy(update={"seed": settings.sampling.seed + attempt})
-        requests = [
-            CompletionRequest(messages=m, sampling=sampling, json_schema=schema, schema_name="verdict")
-            for _, m, _, _ in pending
-        ]
-        replies = backend.complete_batch(requests)
-        still: list[tuple[JudgeTask, list[ChatMessage], list[str], str]] = []
-        for (task, messages, history, _), result in zip(pending, replies, strict=True):
-            history = [*history, result.text]
-            try:
-                if not result.ok:
-                    raise ContractViolation(f"the judge backend failed: {result.error}")
-                if result.finish_reason == "length":
-                    raise ContractViolation("the reply was cut off at the token limit")
-                verdict = parse_verdict_reply(question, result.text)
-            except ContractViolation as exc:
-                still.append(
-                    (task, _reask(messages, result.text, str(exc)) if result.ok else messages, history, str(exc))
+        requests = []
+        for item in pending:
+            qid = item.task.question.id
+            if qid not in schemas:
+                schemas[qid] = verdict_schema(item.task.question, reason_chars=settings.reason_chars)
+            requests.append(
+                CompletionRequest(
+                    messages=item.messages, sampling=sampling, json_schema=schemas[qid], schema_name="verdict"
                 )
-                continue
-            record = score_verdict(question, verdict, grader_id=backend.spec, fixture_id=task.fixture_id)
-            finish(task, JudgementStatus.SCORED, record=record, attempts=attempt + 1, replies=history)
-        pending = still
-    for task, _, history, reason in pending:
-        finish(task, JudgementStatus.UNSCORED, unscored_reason=reason, attempts=settings.reasks + 1, replies=history)
-    return done
+            )
+        still: list[_Pending] = []
+
+        def on_result(
+            index: int,
+            result: CompletionResult,
+            attempt: int = attempt,
+            asked: list[_Pending] = pending,
+            still: list[_Pending] = still,
+        ) -> None:
+            nonlocal tokens
+            item = asked[index]
+            tokens += result.completion_tokens or 0
+            item.history.append(result.text)
+            item.tokens += result.completion_tokens or 0
+            try:
+                verdict = _read_reply(item.task.question, result)
+            except ContractViolation as exc:
+                item.reason = str(exc)
+                if result.ok:
+                    item.messages = _reask(item.messages, result.text, item.reason)
+                still.append(item)
+            else:
+                record = score_verdict(
+                    item.task.question, verdict, grader_id=backend.spec, fixture_id=item.task.fixture_id
+                )
+                finish(
+                    item.task,
+                    JudgementStatus.SCORED,
+                    record=record,
+                    attempts=attempt + 1,
+                    replies=item.history,
+                    tokens=item.tokens,
+                )
+            if cancel is not None and cancel.is_set():
+                raise cancelled()
+
+        try:
+            complete(backend, requests, cancel=cancel, on_result=on_result)
+        except Cancelled as exc:
+            if isinstance(exc, JudgingCancelled):
+                raise
+            raise cancelled() from exc
+        pending = sorted(still, key=lambda item: item.order)
+    for item in pending:
+        finish(
+            item.task,
+            JudgementStatus.UNSCORED,
+            unscored_reason=item.reason,
+            attempts=settings.reasks + 1,
+            replies=item.history,
+            tokens=item.tokens,
+        )
+    return [results[task.key] for task in tasks]
+
+
+class _Pending:
+    """An answer still waiting for a valid verdict, with what it was asked so far."""
+
+    def __init__(self, order: int, task: JudgeTask, messages: list[ChatMessage]) -> None:
+        self.order, self.task, self.messages = order, task, messages
+        self.history: list[str] = []
+        self.reason = ""
+        self.tokens = 0
+
+
+def _read_reply(question: Question, result: CompletionResult) -> JudgeVerdict:
+    if not result.ok:
+        raise ContractViolation(f"the judge backend failed: {result.error}")
+    if result.finish_reason == "length":
+        raise ContractViolation("the reply was cut off at the token limit")
+    return parse_verdict_reply(question, result.text)

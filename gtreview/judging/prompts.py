@@ -1,7 +1,10 @@
 """Versioned judge prompt templates shipped in resources/prompts.
 
 Every judgement records the template's name and content hash, so a score can always
-be traced to the exact instructions the judge saw.
+be traced to the exact instructions the judge saw. A template's version also names the
+reply schema it goes with (``judging/schemas.py``), so changing the schema means a new
+template version, and so new content keys. Superseded versions stay in
+resources/prompts: the instructions behind stored judgements can still be read.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from pydantic import BaseModel
 
 from gtreview.paths import resources_dir
 
-POINTWISE = "judge_pointwise_v1"
-PAIRWISE = "judge_pairwise_v1"
+POINTWISE = "judge_pointwise_v2"
+PAIRWISE = "judge_pairwise_v2"
 
 
 class PromptTemplate(BaseModel):

@@ -287,3 +287,23 @@ def test_close_leaves_no_child_and_stops_a_waiting_batch(tiny_gguf: Path) -> Non
         assert pid is not None and quiet.complete_batch([ask("x")])[0].ok
         assert quiet.complete_batch([ask(ABORT_MARKER)])[0].ok  # the default opener: a marker is text
     assert not alive(pid) and children() == before
+
+
+def test_results_stream_back_as_each_request_ends(tiny_gguf: Path) -> None:
+    """The child sends each result as its request ends: a short answer arrives before
+    the long one it was batched with, and every result equals the batch's."""
+    seen: list[tuple[int, str]] = []
+    with WorkerBackend(spec_of(tiny_gguf)) as streaming:
+        requests = [ask("Answer: x", max_tokens=40), ask("Answer: y", max_tokens=2), ask("Answer: z", max_tokens=9)]
+        results = streaming.complete_batch(requests, on_result=lambda i, r: seen.append((i, r.text)))
+        assert [i for i, _ in seen] == [1, 2, 0]
+        assert dict(seen) == {i: r.text for i, r in enumerate(results)}
+
+        def refuse(index: int, result: Any) -> None:
+            raise KeyboardInterrupt  # the caller gives up mid-batch
+
+        first = streaming.pid
+        with pytest.raises(KeyboardInterrupt):
+            streaming.complete_batch(requests, on_result=refuse)
+        assert first is not None and streaming.pid is None  # the busy child was let go
+        assert [r.text for r in streaming.complete_batch(requests)] == [r.text for r in results]

@@ -15,12 +15,12 @@ Q1 = Question.model_validate(question("A1"))
 Q2 = Question.model_validate(question("A2"))
 
 
-def test_scores_are_computed_by_the_program_and_batched_per_question() -> None:
+def test_scores_are_computed_by_the_program_in_one_batch_per_attempt() -> None:
     backend = ScriptedBackend(lambda r: verdict_json(Q1, True, {"C1": 1, "C2": 3, "C3": 2}))
     tasks = [JudgeTask(key=f"k{n}", question=q, answer=f"answer {n}") for n, q in enumerate([Q1, Q1, Q2, Q1])]
     judgements = judge_answers(backend, tasks)
     assert [j.key for j in judgements] == ["k0", "k1", "k2", "k3"]
-    assert [len(b) for b in backend.batches] == [3, 1]  # A1's three answers share one batch
+    assert [len(b) for b in backend.batches] == [4]  # every answer, both questions, in one batch
     record = judgements[0].record
     assert record is not None and record.total == 8  # the gate's 1 became its full 3
     assert judgements[0].prompt_sha256 == load_template(POINTWISE).sha256
@@ -90,15 +90,15 @@ def test_backend_errors_and_truncation_count_as_broken_replies() -> None:
 
 
 def test_reask_limit_is_configurable_and_progress_reported() -> None:
-    seen: list[tuple[int, int]] = []
+    seen: list[tuple[int, int, int]] = []
     backend = ScriptedBackend(lambda r: "nope")
     judge_answers(
         backend,
         [JudgeTask(key=str(n), question=Q1, answer="x") for n in range(2)],
         settings=JudgeSettings(reasks=1),
-        progress=lambda done, total: seen.append((done, total)),
+        progress=lambda done, total, tokens: seen.append((done, total, tokens)),
     )
-    assert len(backend.batches) == 2 and seen == [(1, 2), (2, 2)]
+    assert len(backend.batches) == 2 and seen == [(1, 2, 0), (2, 2, 0)]
 
 
 def test_cancel_between_questions() -> None:

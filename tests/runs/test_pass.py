@@ -96,6 +96,10 @@ def test_a_pass_stores_everything_and_a_rerun_costs_nothing(engine) -> None:  # 
     assert totals[("tuned", "A1", 0)] == 5 and totals[("base", "A2", 2)] == 4
     assert {p.label for p in runs_repo.run_pairs(engine, result.run_id)} == {"A>B"}
     assert {e.phase for e in events} == {"generate", "judge", "pairwise"}
+    # One event per verdict and per pair, as each is final, not one per batch.
+    assert [e.done for e in events if e.phase == "judge"] == list(range(1, 13))
+    assert [e.done for e in events if e.phase == "pairwise"] == list(range(1, 7))
+    assert {e.total for e in events if e.phase == "judge"} == {12}
 
     again = Models()
     second = run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=again.open)
@@ -137,8 +141,7 @@ def test_empty_generations_are_retried_then_recorded_as_errors(engine) -> None: 
     assert {p.label for p in pairs} == {"B>>A"}  # and they lose their pairs
 
 
-def test_cancel_then_resume(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("gtreview.runs.execute.JUDGE_BATCH", 4)
+def test_cancel_then_resume(engine) -> None:  # type: ignore[no-untyped-def]
     cancel = threading.Event()
     models = Models()
 
@@ -162,3 +165,95 @@ def test_cancel_then_resume(engine, monkeypatch: pytest.MonkeyPatch) -> None:  #
     assert resumed.reused == 12 and resumed.judged == 12 - run.judgements and resumed.pairs == 6
     (run,) = runs_repo.list_runs(engine)
     assert (run.judgements, run.pairs, run.status) == (12, 6, "finished")
+
+
+def test_the_judge_is_checked_before_any_generation(engine) -> None:  # type: ignore[no-untyped-def]
+    models = Models()
+    events: list[PassEvent] = []
+    result = run_pass(
+        engine, config(drift_every=6), QUESTIONS, rubric_hash="r", open_backend=models.open, progress=events.append
+    )
+    assert models.opened[:2] == ["judge:x", "openai:base"]  # the fixtures are scored first
+    phases = [e.phase for e in events]
+    assert phases.index("calibrate") < phases.index("generate")
+    assert [e.done for e in events if e.phase == "calibrate"] == [1, 2, 3, 4, 5, 6]
+    assert "drift" in phases and result.judged == 12  # re-checked every 6 answers
+
+
+def test_a_judge_that_fails_its_fixtures_stops_the_pass_before_generation(engine) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.judging.calibration import DriftError
+
+    models = Models()
+
+    def open_backend(spec: str) -> ScriptedBackend:
+        if spec.startswith("judge"):
+            models.opened.append(spec)
+            return ScriptedBackend(lambda r: verdict_json(QUESTIONS[0], True, {"C2": 3, "C3": 3}), spec=spec)
+        return models.open(spec)
+
+    with pytest.raises(DriftError, match="at the start of the run"):
+        run_pass(engine, config(drift_every=50), QUESTIONS, rubric_hash="r", open_backend=open_backend)
+    assert models.opened == ["judge:x"]  # no model was opened, nothing was generated
+    (run,) = runs_repo.list_runs(engine)
+    assert (run.generations, run.status) == (0, "stopped")
+
+
+class StreamingBackend(ScriptedBackend):
+    """Hands each result over as it ends (as the engine and HTTP backends do) and stops
+    when the pass's cancel event is set, as the worker does."""
+
+    def complete_batch(  # type: ignore[override]
+        self,
+        requests: list[CompletionRequest],
+        on_result: Any = None,
+        cancel: threading.Event | None = None,
+    ) -> list[CompletionResult]:
+        from gtreview.core.errors import Cancelled
+
+        self.batches.append(list(requests))
+        out = []
+        for index, request in enumerate(requests):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled mid-batch")
+            reply = self.respond(request)
+            result = reply if isinstance(reply, CompletionResult) else CompletionResult(text=reply)
+            out.append(result)
+            if on_result is not None:
+                on_result(index, result)
+        return out
+
+
+def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_one(engine) -> None:  # type: ignore[no-untyped-def]
+    questions = [Question.model_validate(question(f"A{n}")) for n in range(1, 7)]
+    cancel = threading.Event()
+    backends: list[StreamingBackend] = []
+    arrived: list[str] = []
+    cancel_at: list[int] = [7]  # the pass is cancelled while the 7th answer is written
+
+    def judge(request: CompletionRequest) -> str:
+        q = next(q for q in questions if f"QUESTION {q.id}:" in request.messages[1].content)
+        return verdict_json(q, True, {})
+
+    def open_backend(spec: str) -> ScriptedBackend:
+        def respond(request: CompletionRequest) -> CompletionResult:
+            arrived.append(spec)
+            if len(arrived) in cancel_at:
+                cancel.set()
+            return CompletionResult(text=f"An answer (seed {request.sampling.seed}).", completion_tokens=5)
+
+        backend = StreamingBackend(judge if spec == "openai:judge" else respond, spec=spec)
+        backends.append(backend)
+        return backend
+
+    cfg = config(repeats=2, pairwise=False, judge="openai:judge")
+    with pytest.raises(PassCancelled):
+        run_pass(engine, cfg, questions, rubric_hash="r", open_backend=open_backend, cancel=cancel)
+    assert [len(batch) for batch in backends[0].batches] == [12]  # every answer of the model in one call
+    (run,) = runs_repo.list_runs(engine)
+    assert run.generations == 7 and run.status == "stopped"  # nothing that arrived is lost
+    backends.clear()
+    cancel.clear()
+    cancel_at.clear()
+    result = run_pass(engine, cfg, questions, rubric_hash="r", open_backend=open_backend, cancel=cancel)
+    assert [len(b.batches[0]) for b in backends[:2]] == [5, 12]  # only what was missing is asked for
+    assert (result.reused, result.generated, result.judged) == (7, 17, 24)

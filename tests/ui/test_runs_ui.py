@@ -6,7 +6,7 @@ from gtreview.inference.backend import CompletionRequest, CompletionResult, Samp
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
 from gtreview.ui.dialogs.run_dialog import RunDialog
-from tests.judging.scripted import ScriptedBackend, verdict_json
+from tests.judging.scripted import ScriptedBackend, fixture_reply, verdict_json
 from tests.ui.waiting import settle
 
 
@@ -20,6 +20,9 @@ def scripted_open(window, delay: float = 0.0):  # type: ignore[no-untyped-def]
         if "ANSWER A:" in content:
             return '{"reason": "r", "verdict": "[[A=B]]"}'
         question = next(q for qid, q in questions.items() if f"QUESTION {qid}:" in content)
+        for fixture in question.calibration:  # the judge reproduces the calibration fixtures
+            if f"<<<\n{fixture.response_text}\n>>>" in content:
+                return fixture_reply(question, fixture)
         return verdict_json(question, True, {})
 
     def answer(request: CompletionRequest) -> CompletionResult:
@@ -84,3 +87,23 @@ def test_cancel_then_resume_from_the_app(qtbot, sample_window) -> None:  # type:
     assert "finished" in outcome.args[0]
     (run,) = runs_repo.list_runs(window.project.engine)
     assert (run.generations, run.judgements, run.pairs, run.status) == (40, 40, 20, "finished")
+
+
+def test_the_judge_check_before_generation_shows_in_the_runs_view(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    window.run_controller.open_backend = scripted_open(window)
+    shown: list[tuple[str, str]] = []
+
+    def record(event) -> None:  # type: ignore[no-untyped-def]
+        window.runs_view.show_event(event)
+        shown.append((event.phase, window.runs_view.phase.text()))
+
+    window.run_controller.progressed.connect(record)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=30000) as outcome:
+        window.start_configured_pass(CONFIG.model_copy(update={"drift_every": 20}))
+    assert "finished" in outcome.args[0]
+    phases = [phase for phase, _ in shown]
+    assert phases[0] == "calibrate" and phases.index("generate") > phases.index("calibrate")
+    assert "drift" in phases  # re-checked during judging
+    calibrate_text = next(text for phase, text in shown if phase == "calibrate")
+    assert calibrate_text.startswith("calibrate: judge check before generation: 1 of ")

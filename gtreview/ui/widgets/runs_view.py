@@ -58,13 +58,7 @@ class RunsView(QWidget):
     def show_event(self, event: PassEvent) -> None:
         self.progress.setRange(0, max(1, event.total))
         self.progress.setValue(event.done)
-        eta = event.eta_seconds
-        parts = [f"{event.phase}: {event.done}/{event.total}"]
-        if event.tokens:
-            parts.append(f"{event.tokens_per_second:.1f} tok/s")
-        if eta is not None:
-            parts.append(f"ETA {int(eta // 60)}m{int(eta % 60):02d}s")
-        self.phase.setText(" · ".join(parts))
+        self.phase.setText(f"{event.phase}: {event.describe()}")
 
     def finished(self, message: str) -> None:
         self.phase.setText(message)

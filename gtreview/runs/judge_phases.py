@@ -1,0 +1,204 @@
+"""The judge's phases of a pass: the check before generation, judging, comparing.
+
+The standardisation fixtures are scored before any answer is generated, so a judge that
+does not reproduce them stops the pass in minutes, not after the generation. Judging and
+pairwise then send everything between two drift checks to the judge at once (its
+sequences stay busy), store each judgement or pair as soon as it is final, and emit one
+PassEvent per verdict (done/total, tokens, so tokens/s and an ETA).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gtreview.core.errors import Cancelled
+from gtreview.core.grading import record_to_contract
+from gtreview.core.rubric import Question, VariantRule
+from gtreview.judging.calibration import DriftMonitor, standardisation_fixtures
+from gtreview.judging.pairwise import PairJudgement, PairTask, compare_answers
+from gtreview.judging.pointwise import Judgement, JudgeSettings, JudgeTask, judge_answers
+from gtreview.runs.pass_context import PassCancelled, PassContext, Tally
+from gtreview.runs.plan import GenerationTask, PassPlan
+from gtreview.runs.record import record_backend
+from gtreview.store import runs_repo, tables
+
+
+def check_judge(
+    ctx: PassContext, plan: PassPlan, global_variants: list[VariantRule] | None, questions: list[Question]
+) -> DriftMonitor | None:
+    """Score the standardisation fixtures before anything else, when there is judging
+    left to do; the judge is closed again while the models answer (one model in memory
+    at a time). Returns the monitor that re-checks during judging."""
+    fixtures = standardisation_fixtures(questions)
+    if ctx.config.drift_every <= 0 or not fixtures:
+        return None
+    if not judging_left(ctx, plan):
+        return None
+    backend = ctx.open_backend(ctx.config.judge)
+    record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
+    monitor = DriftMonitor(
+        backend,
+        fixtures,
+        every=ctx.config.drift_every,
+        settings=JudgeSettings(sampling=ctx.config.judge_sampling),
+        global_variants=global_variants,
+        progress=Tally(ctx, "calibrate", len(fixtures), "judge check before generation: {done} of {total} fixtures"),
+    )
+    try:
+        ctx.check_cancel()
+        monitor.start()
+    finally:
+        backend.close()
+    return monitor
+
+
+def judging_left(ctx: PassContext, plan: PassPlan) -> bool:
+    """Whether some answer (stored or still to generate) has no stored judgement; an
+    answer stored as a generation error is never judged."""
+    tasks = plan.all_generations()
+    stored = {g.key: g.status for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
+    wanted = [plan.judgement_keys[t.key] for t in tasks if stored.get(t.key, "ok") == "ok"]
+    return len(runs_repo.existing_keys(ctx.engine, tables.Judgement, wanted)) < len(set(wanted))
+
+
+def judge_phase(
+    ctx: PassContext, plan: PassPlan, global_variants: list[VariantRule] | None, monitor: DriftMonitor | None
+) -> None:
+    settings = JudgeSettings(sampling=ctx.config.judge_sampling)
+    tasks = plan.all_generations()
+    stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
+    wanted = {plan.judgement_keys[t.key]: t for t in tasks if t.key in stored and stored[t.key].status == "ok"}
+    done_keys = runs_repo.existing_keys(ctx.engine, tables.Judgement, list(wanted))
+    todo = [(key, task) for key, task in wanted.items() if key not in done_keys]
+    if not todo:
+        return
+    backend = ctx.open_backend(ctx.config.judge)
+    record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
+    tally = Tally(ctx, "judge", len(todo), "judged {done} of {total}")
+
+    def store(judgement: Judgement) -> None:  # each judgement is committed as it is final
+        task = wanted[judgement.key]
+        ctx.result.judged += int(judgement.record is not None)
+        ctx.result.unscored += int(judgement.record is None)
+        runs_repo.add_records(ctx.engine, [_judgement_record(ctx.run_id, task, judgement)])
+
+    try:
+        drift = None
+        if monitor is not None:
+            monitor.backend = backend
+            monitor.progress = drift = Tally(
+                ctx, "drift", len(monitor.fixtures), "judge drift check: {done} of {total}"
+            )
+        # Between drift checks the judge sees every answer at once, so its sequences stay busy.
+        step = monitor.every if monitor is not None else len(todo)
+        for start in range(0, len(todo), step):
+            ctx.check_cancel()
+            chunk = todo[start : start + step]
+            judge_tasks = [
+                JudgeTask(key=key, question=task.question, answer=stored[task.key].clean_text) for key, task in chunk
+            ]
+            ctx.result.model_calls += sum(1 for t in judge_tasks if t.answer.strip())
+            try:
+                judge_answers(
+                    backend,
+                    judge_tasks,
+                    settings=settings,
+                    global_variants=global_variants,
+                    progress=tally,
+                    cancel=ctx.cancel,
+                    on_judgement=store,
+                )
+            except Cancelled as exc:
+                raise PassCancelled("the pass was cancelled; run it again to resume") from exc
+            tally.next_call()
+            if monitor is not None and drift is not None:
+                drift.restart()
+                monitor.after(tally.done)
+    finally:
+        backend.close()
+
+
+def _judgement_record(run_id: int, task: GenerationTask, judgement: Judgement) -> tables.Judgement:
+    record = judgement.record
+    payload = {
+        "contract": record_to_contract(record) if record else None,
+        "adjustments": record.adjustments if record else [],
+        "unscored_reason": judgement.unscored_reason,
+        "replies": judgement.replies,
+        "attempts": judgement.attempts,
+        "sampling": judgement.sampling.model_dump(),
+    }
+    return tables.Judgement(
+        run_id=run_id,
+        key=judgement.key,
+        generation_key=task.key,
+        model_label=task.model_label,
+        qid=task.question.id,
+        sample_index=task.sample_index,
+        judge=judgement.judge,
+        status=judgement.status.value,
+        total=judgement.total,
+        gate_passed=record.gate_passed if record else None,
+        record_json=_json(payload),
+        prompt_sha256=judgement.prompt_sha256,
+    )
+
+
+def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[VariantRule] | None) -> None:
+    """Each fine-tune (A) against the base (B), sample by sample: positive means the fine-tune is better."""
+    settings = JudgeSettings(sampling=ctx.config.judge_sampling)
+    keys = [p.finetune.key for p in plan.pairs] + [p.base.key for p in plan.pairs]
+    stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, keys)}
+    wanted = {p.key: (p.finetune, p.base) for p in plan.pairs if p.finetune.key in stored and p.base.key in stored}
+    done_keys = runs_repo.existing_keys(ctx.engine, tables.PairJudgement, list(wanted))
+    todo = [(key, pair) for key, pair in wanted.items() if key not in done_keys]
+    if not todo:
+        return
+    backend = ctx.open_backend(ctx.config.judge)
+    tally = Tally(ctx, "pairwise", len(todo), "compared {done} of {total} pairs")
+
+    def store(p: PairJudgement) -> None:  # each pair is committed as soon as both orders are in
+        a, b = wanted[p.key]
+        record = tables.PairJudgement(
+            run_id=ctx.run_id,
+            key=p.key,
+            qid=a.question.id,
+            sample_index=a.sample_index,
+            model_a=a.model_label,
+            model_b=b.model_label,
+            label=p.outcome.label.value,
+            average=p.outcome.average,
+            inconsistent=p.outcome.inconsistent,
+            outcome_json=p.model_dump_json(),
+            judge=p.judge,
+            prompt_sha256=p.prompt_sha256,
+        )
+        runs_repo.add_records(ctx.engine, [record])
+        ctx.result.pairs += 1
+
+    try:
+        ctx.check_cancel()
+        pair_tasks = [
+            PairTask(key=key, question=a.question, answer_a=stored[a.key].clean_text, answer_b=stored[b.key].clean_text)
+            for key, (a, b) in todo
+        ]
+        ctx.result.model_calls += 2 * sum(1 for p in pair_tasks if p.answer_a.strip() and p.answer_b.strip())
+        try:
+            compare_answers(
+                backend,
+                pair_tasks,
+                settings=settings,
+                global_variants=global_variants,
+                progress=tally,
+                cancel=ctx.cancel,
+                on_pair=store,
+            )
+        except Cancelled as exc:
+            raise PassCancelled("the pass was cancelled; run it again to resume") from exc
+    finally:
+        backend.close()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

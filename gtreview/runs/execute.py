@@ -175,16 +175,14 @@ def _attempt(
 
 
 class _AnswerWriter:
-    """Stores final answers as they arrive, committing at most every half second (a
-    kill loses that much), and reports each one to the phase's progress."""
-
-    COMMIT_EVERY = 0.5
+    """Stores each final answer as it arrives (a kill loses only the answers in flight,
+    and a model stuck on one answer keeps none of the others unsaved), and reports each
+    one to the phase's progress."""
 
     def __init__(self, ctx: PassContext, tally: Tally) -> None:
         self.ctx, self.tally = ctx, tally
         self.buffer: list[tables.Generation] = []
         self.final = self.generated_tokens = 0
-        self.last_commit = time.monotonic()
 
     def tokens(self, count: int) -> None:
         self.generated_tokens += count
@@ -217,12 +215,10 @@ class _AnswerWriter:
             )
         )
         self.final += 1
-        if time.monotonic() - self.last_commit >= self.COMMIT_EVERY:
-            self.flush()
+        self.flush()
         self.tally(self.final - self.tally.done, self.tally.total, self.generated_tokens - self.tally.tokens)
 
     def flush(self) -> None:
         if self.buffer:
             runs_repo.add_records(self.ctx.engine, self.buffer)
             self.buffer = []
-        self.last_commit = time.monotonic()

@@ -229,6 +229,7 @@ def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_o
     backends: list[StreamingBackend] = []
     arrived: list[str] = []
     cancel_at: list[int] = [7]  # the pass is cancelled while the 7th answer is written
+    stored_before: list[int] = []
 
     def judge(request: CompletionRequest) -> str:
         q = next(q for q in questions if f"QUESTION {q.id}:" in request.messages[1].content)
@@ -238,6 +239,7 @@ def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_o
         def respond(request: CompletionRequest) -> CompletionResult:
             arrived.append(spec)
             if len(arrived) in cancel_at:
+                stored_before.append(sum(r.generations for r in runs_repo.list_runs(engine)))
                 cancel.set()
             return CompletionResult(text=f"An answer (seed {request.sampling.seed}).", completion_tokens=5)
 
@@ -251,6 +253,7 @@ def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_o
     assert [len(batch) for batch in backends[0].batches] == [12]  # every answer of the model in one call
     (run,) = runs_repo.list_runs(engine)
     assert run.generations == 7 and run.status == "stopped"  # nothing that arrived is lost
+    assert stored_before == [6]  # each answer was stored as it arrived, not at the end of the call
     backends.clear()
     cancel.clear()
     cancel_at.clear()

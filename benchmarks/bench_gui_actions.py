@@ -1,7 +1,8 @@
-"""GUI-thread time of the expert's actions on a large pass: edit, approve, confirm, override.
+"""GUI-thread time of the expert's actions on a large set and pass: open the set, next
+unreviewed, start review, an autosaved edit, approve, confirm, override.
 
-Builds (once, into --project, or a temporary folder) a project holding a 500-question
-set and a finished pass of 3 models x 5 repeats with every generation, judgement and
+Builds (once, into --project, or a temporary folder) a project holding a 2,000-question
+set and a finished pass of 3 models x 2 repeats with every generation, judgement and
 pair stored (scripted backends through the real pass code; some judgements flagged for
 adjudication, some pairs unknown or inconsistent), opens the main window offscreen, and
 measures each action in one run, side by side:
@@ -16,7 +17,7 @@ measures each action in one run, side by side:
     is what the old code did on the GUI thread (a lower bound of its freeze: its widget
     updates came on top).
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_actions.py [--questions 500] [--repeats 5]
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_actions.py [--questions 2000] [--repeats 2]
         [--project DIR] [--times 5]
 """
 
@@ -57,6 +58,7 @@ from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo, sets_repo
 from gtreview.store.project import open_project
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
+from gtreview.ui.gui_thread import install_gui_thread_first
 from tests.judging.scripted import ScriptedBackend, verdict_json
 
 MODELS = ("base", "geo-lora", "geo-lora-v2")
@@ -215,6 +217,7 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
     project = open_project(folder)
     settings = QSettings(str(folder / "bench-settings.ini"), QSettings.Format.IniFormat)
     settings.setValue("reviewer/name", "Dr Bench")
+    settings.setValue("review/move_on_after_approving", False)  # approve alone (moving on is "next unreviewed")
     window = MainWindow(project, settings)
     window.resize(1500, 950)
     window.show()
@@ -239,7 +242,39 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
         workflow.signoffs(engine, set_id)
         assert detail.question.id == qid
 
-    # edit a field: commit a new title of the question shown (typing happens on the Edit tab)
+    # open the set, coming from another page (what the navigator does)
+    new, old = [], []
+    for _ in range(times):
+        window.show_runs()
+        wait_idle(app, window)
+        new.append(measure(app, window, lambda: window.open_set(set_id)))
+        old.append(timed(lambda: (review.set_overview(engine, set_id), old_question_refresh(window.qid or ""))))
+    rows.append(("open the set", new, old))
+
+    # next unreviewed (Ctrl+J), from the top of the list
+    new = []
+    for _ in range(times):
+        window.question_list.table.selectRow(0)
+        wait_idle(app, window)
+        new.append(measure(app, window, window.menu_actions["next_unreviewed"].trigger))
+    rows.append(("next unreviewed", new, []))
+
+    # start review (Ctrl+R) of the selected draft question
+    window.tabs.setCurrentWidget(window.question_view)
+    new, old = [], []
+    for n in range(times):
+        window.question_list.table.selectRow(4 * times + 2 * n)
+        wait_idle(app, window)
+        new.append(measure(app, window, window.menu_actions["start_review"].trigger))
+        qid = window.question_list.model.rows()[4 * times + 2 * n + 1].qid
+        old.append(
+            timed(
+                lambda q=qid: (workflow.start_review(engine, set_id, q, reviewer="b"), old_question_refresh(q))  # type: ignore[func-returns-value]
+            )
+        )
+    rows.append(("start review", new, old))
+
+    # edit a field (autosave): commit a new title of the question shown (typing happens on the Edit tab)
     editor = window.editor
     window.tabs.setCurrentWidget(editor)
     title = next(b for b in editor._bindings if b.path == ("title",))
@@ -259,7 +294,7 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
                 )
             )
         )
-    rows.append(("edit a field", new, old))
+    rows.append(("autosave edit", new, old))
 
     # approve the selected question (from the Question tab, which shows the new status)
     window.tabs.setCurrentWidget(window.question_view)
@@ -324,8 +359,8 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--questions", type=int, default=500)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--questions", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--times", type=int, default=5, help="measurements per action")
     parser.add_argument("--project", type=Path, help="build here once and reuse (default: a temporary folder)")
     args = parser.parse_args()
@@ -338,20 +373,29 @@ def main() -> None:
         f"\n{args.questions} questions x {len(MODELS)} models x {args.repeats} repeats; ms, median (max) of {args.times}"
     )
     header = ("action", "GUI thread", "longest event", "done in", "synchronous (old)", "old / GUI")
-    print(f"{header[0]:<14}{header[1]:>18}{header[2]:>16}{header[3]:>12}{header[4]:>20}{header[5]:>11}")
+    print(f"{header[0]:<16}{header[1]:>16}{header[2]:>16}{header[3]:>12}{header[4]:>20}{header[5]:>10}")
     for label, new, old in rows:
         gui = [g * 1000 for g, _, _ in new]
         longest = [m * 1000 for _, m, _ in new]
         wall = [w * 1000 for _, _, w in new]
         sync = [s * 1000 for s in old]
+        old_text = (
+            f"{statistics.median(sync):>12.0f} ({max(sync):>5.0f}){statistics.median(sync) / statistics.median(gui):>10.1f}x"
+            if sync
+            else f"{'(GUI only)':>20}"
+        )
         print(
-            f"{label:<14}{statistics.median(gui):>10.1f} ({max(gui):>5.1f})"
+            f"{label:<16}{statistics.median(gui):>8.1f} ({max(gui):>5.1f})"
             f"{statistics.median(longest):>9.1f} ({max(longest):>4.1f})"
-            f"{statistics.median(wall):>12.0f}"
-            f"{statistics.median(sync):>12.0f} ({max(sync):>5.0f})"
-            f"{statistics.median(sync) / statistics.median(gui):>10.1f}x"
+            f"{statistics.median(wall):>12.0f}{old_text}"
         )
     print("aim: GUI thread under 50 ms per action")
+    collector = install_gui_thread_first()
+    print(
+        f"full garbage collections on the GUI thread (when quiet, not inside an action): "
+        f"{collector.full_collections}, {collector.full_seconds * 1000:.0f} ms in all, "
+        f"longest {collector.longest_full * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ class QueueItem(BaseModel):
     model: str
     sample_index: int
     settled: bool  # an expert decision is in force
+    note: str = ""  # why it is queued, in the judge's words where it gave any
 
 
 class HistoryStep(BaseModel):
@@ -85,6 +86,7 @@ def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | Non
                     model=sample.model,
                     sample_index=sample.sample_index,
                     settled=sample.judgement_key in decisions,
+                    note=sample.adjudication_note if reason is QueueReason.FLAGGED else sample.unscored_reason,
                 )
             )
     for pair in results.pairs:
@@ -104,6 +106,9 @@ def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | Non
                     model=pair.finetune,
                     sample_index=pair.sample_index,
                     settled=pair.key in decisions,
+                    note="verdict flipped when the answers were swapped"
+                    if reason is QueueReason.PAIR_INCONSISTENT
+                    else "the judge could not decide",
                 )
             )
     if set_id is not None:
@@ -240,11 +245,12 @@ def history(engine: Engine, run_id: int, key: str) -> list[HistoryStep]:
                 f"label {row.label}"
                 if row.target == "pair"
                 else (
-                    f"gate {'passed' if row.gate_passed else 'failed'}, total {row.total}, awards {adjudication_repo.awards_of(row)}"
+                    f"gate {'passed' if row.gate_passed else 'failed'}, total {row.total}"
+                    + "".join(f", {c} {v}" for c, v in adjudication_repo.awards_of(row).items())
                 )
             )
         elif row.action == "revert":
-            detail = f"reverts decision {row.reverts_id}"
+            detail = f"reverts decision #{row.reverts_id}"
         else:
             detail = "judge confirmed"
         steps.append(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -42,18 +42,30 @@ def parse_files(files: Iterable[tuple[Path, str]]) -> list[ParsedDocument]:
     return [parse_file(path, name) for path, name in files]
 
 
-def import_corpus(engine: Engine, paths: Iterable[Path]) -> CorpusImportReport:
+ImportProgress = Callable[[int, int, str], None]  # files done, files in all, the file being read
+
+
+def import_corpus(
+    engine: Engine, paths: Iterable[Path], *, progress: ImportProgress | None = None
+) -> CorpusImportReport:
     """Parse every file, then store them in one transaction; any failure stores nothing.
 
     A file that cannot be parsed fails the whole import, and its one-line message says
     so ("nothing was imported"), whoever shows it: the CLI or the import dialog.
+    ``progress`` hears of each file before it is read.
     """
     paths = list(paths)
     try:
         files = collect_files(paths)
         if not files:
             raise CorpusImportError(", ".join(str(p) for p in paths), "no .txt, .md, .csv or .pdf files found")
-        documents = parse_files(files)
+        documents = []
+        for done, (path, name) in enumerate(files):
+            if progress is not None:
+                progress(done, len(files), name)
+            documents.append(parse_file(path, name))
+        if progress is not None:
+            progress(len(files), len(files), "")
     except CorpusImportError as exc:
         raise CorpusImportError(exc.file, f"{exc.reason} (nothing was imported)") from None
     return import_documents(engine, documents)  # a DocumentConflictError already says nothing was imported

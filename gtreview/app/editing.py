@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding
 from gtreview.core.jsonformat import dumps_harness_json
-from gtreview.core.jsonpath import Path, set_at
+from gtreview.core.jsonpath import Path, json_path, set_at
 from gtreview.core.rubric import Question
 from gtreview.core.validation import validate_question
 from gtreview.store import sets_repo
@@ -64,7 +64,16 @@ def apply_edit(
     other, and undo is the same call with the old value.
     """
     current = sets_repo.load_question(engine, set_id, qid).to_json_dict()
-    return save_content(engine, set_id, qid, set_at(current, path, value), author=author, comment=comment)
+    said = comment or f"{FIELD_PREFIX}{json_path(path)}"  # the history says which field an edit changed
+    return save_content(engine, set_id, qid, set_at(current, path, value), author=author, comment=said)
+
+
+FIELD_PREFIX = "field "
+
+
+def edited_field(comment: str) -> str | None:
+    """The field an edit's history entry names (``$.gate.pass_condition``), else None."""
+    return comment[len(FIELD_PREFIX) :] if comment.startswith(FIELD_PREFIX + "$") else None
 
 
 def diff_versions(engine: Engine, set_id: int, qid: str, old: int, new: int) -> str:

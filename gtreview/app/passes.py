@@ -11,8 +11,10 @@ error, so a server that answered every request with 404 never reads as a finishe
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
@@ -24,11 +26,11 @@ from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.inference.model_configs import ModelConfigError, read_models_json, served_names, to_model_specs
 from gtreview.inference.openai_client import served_models
-from gtreview.inference.specs import with_runtime_defaults
+from gtreview.inference.specs import parse_model_spec, with_runtime_defaults
 from gtreview.judging.calibration import DriftError
 from gtreview.runs.execute import PassCancelled, PassResult, Progress, run_pass
 from gtreview.runs.plan import PassConfig
-from gtreview.runs.record import RunStatus
+from gtreview.runs.record import RunSource, RunStatus, read_run_config
 from gtreview.store import runs_repo, sets_repo
 
 
@@ -135,26 +137,127 @@ def run_benchmark_pass(
     if set_id is not None:
         if set_id not in {s.id for s in sets_repo.list_sets(engine)}:
             raise PassSetupError(f"the project has no set {set_id}")
-        rubric = sets_repo.export_rubric(engine, set_id)
-        questions = active_questions(engine, set_id, rubric)
+        from gtreview.app.workflow import frozen_rubric  # the set as a sign-off freezes it: one hash
+
+        rubric = frozen_rubric(engine, set_id)
+        questions = list(rubric.questions)
     else:
         assert rubric is not None
         questions = list(rubric.questions)
     if not questions:
         raise PassSetupError("the set has no active questions to run")
-    result = run_pass(
-        engine,
-        with_runtime(config, runtime),
-        questions,
-        rubric_hash=canonical_hash(rubric.to_json_dict()),
-        open_backend=open_backend,
-        set_id=set_id,
-        global_variants=rubric.global_variants,
-        progress=progress,
-        cancel=cancel,
-    )
+    with heartbeat(engine):
+        result = run_pass(
+            engine,
+            with_runtime(config, runtime),
+            questions,
+            rubric_hash=canonical_hash(rubric.to_json_dict()),
+            open_backend=open_backend,
+            set_id=set_id,
+            global_variants=rubric.global_variants,
+            progress=progress,
+            cancel=cancel,
+        )
     _check_generations(engine, result)
     return result
+
+
+@contextmanager
+def heartbeat(engine: Engine, every_s: float | None = None) -> Iterator[None]:
+    """While the block runs, a thread keeps this process's running runs' heartbeat fresh,
+    so other processes (another window, the CLI) see the pass as live; once the
+    process dies the heartbeat goes stale and the run reads as interrupted."""
+    stop = threading.Event()
+    interval = runs_repo.HEARTBEAT_S if every_s is None else every_s
+    owner = runs_repo.process_owner()
+
+    def beat() -> None:
+        while not stop.wait(interval):
+            try:
+                runs_repo.heartbeat(engine, owner)
+            except Exception:  # noqa: BLE001 - a missed beat (a locked database) is retried at the next
+                continue
+
+    thread = threading.Thread(target=beat, name="gtreview-pass-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def _local_file(reference: str, folders: list[Path], what: str) -> Path:
+    """The existing file ``reference`` names: as given, or under the first model folder
+    that holds it (a relative path); a missing file is one line saying where it looked."""
+    path = Path(reference).expanduser()
+    if path.is_absolute():
+        if not path.is_file():
+            raise PassSetupError(f"{what} not found: {path}")
+        return path
+    for folder in folders:
+        if (folder.expanduser() / path).is_file():
+            return (folder.expanduser() / path).resolve()
+    if path.is_file():
+        return path.resolve()
+    where = ", ".join(str(f) for f in folders) or "the working folder (no model folders are set in Preferences)"
+    raise PassSetupError(f"{what} not found: {reference} (looked in {where})")
+
+
+def resolve_local_spec(spec: str, folders: list[Path]) -> str:
+    """A llama: spec with its GGUF and adapter paths made absolute (relative ones are
+    looked up in the model folders); refused in one line when a file does not exist.
+    Other specs (servers, hf:) are returned as they are."""
+    parsed = parse_model_spec(spec)  # a malformed spec is a ModelSpecError, one line
+    if parsed.kind != "llama":
+        return spec
+    location, _, query = spec.strip().partition(":")[2].partition("?")
+    model = _local_file(location, folders, "model file")
+    parts = []
+    for part in filter(None, query.split("&")):
+        key, _, value = part.partition("=")
+        if key == "lora" and parsed.lora is not None and not parsed.lora.lower().startswith("hf:"):
+            value = quote(str(_local_file(parsed.lora, folders, "LoRA adapter")), safe="/:._-~")
+        parts.append(f"{key}={value}")
+    return f"llama:{model}" + (f"?{'&'.join(parts)}" if parts else "")
+
+
+def resolve_local_files(config: PassConfig, folders: list[Path]) -> PassConfig:
+    """Every model and the judge of a pass with their local files found (see ``resolve_local_spec``)."""
+    return config.model_copy(
+        update={
+            "models": [m.model_copy(update={"spec": resolve_local_spec(m.spec, folders)}) for m in config.models],
+            "judge": resolve_local_spec(config.judge, folders),
+        }
+    )
+
+
+class ResumablePass(BaseModel):
+    """A stopped or interrupted pass, as it was asked for: running it again resumes it."""
+
+    run_id: int
+    set_id: int
+    config: PassConfig
+
+
+def resumable_pass(engine: Engine, run_id: int) -> ResumablePass:
+    """The stored configuration of a stopped (or interrupted) pass of a project set;
+    a run that cannot be resumed is refused in one line that says why."""
+    summary = next((r for r in runs_repo.list_runs(engine) if r.id == run_id), None)
+    if summary is None:
+        raise PassSetupError(f"the project has no run {run_id}")
+    if summary.source is not RunSource.PASS:
+        raise PassSetupError(f"run {run_id} was imported from harness files; there is nothing to resume")
+    if summary.live:
+        raise PassSetupError(f"run {run_id} is running ({summary.owner}); there is nothing to resume")
+    if summary.status is RunStatus.FINISHED:
+        raise PassSetupError(f"run {run_id} finished; there is nothing to resume")
+    stored = read_run_config(engine, run_id).pass_config
+    if stored is None:
+        raise PassSetupError(f"run {run_id} keeps no pass configuration to resume from")
+    if summary.set_id is None:
+        raise PassSetupError(f"run {run_id} ran over a rubric file; resume it with gtreview run --rubric")
+    return ResumablePass(run_id=run_id, set_id=summary.set_id, config=stored)
 
 
 # What a front-end names of a pass without reaching below the application layer: the
@@ -166,8 +269,13 @@ __all__ = [
     "PassCancelled",
     "PassResult",
     "PassSetupError",
+    "ResumablePass",
     "active_questions",
+    "heartbeat",
     "models_from_config",
+    "resolve_local_files",
+    "resolve_local_spec",
+    "resumable_pass",
     "run_benchmark_pass",
     "with_runtime",
 ]

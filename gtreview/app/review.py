@@ -14,11 +14,12 @@ from sqlalchemy import Engine
 
 from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, count_errors, count_warnings
+from gtreview.core.locator_findings import is_unresolved, unresolved_findings
 from gtreview.core.rubric import Question, Rubric
 from gtreview.core.validation import validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.judging.calibration import QuestionCalibration
-from gtreview.store import sets_repo
+from gtreview.store import sets_repo, tables
 from gtreview.store.corpus_repo import list_documents, load_documents
 from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signoffs
 from gtreview.store.tables import Document
@@ -36,11 +37,34 @@ class QuestionRow(BaseModel):
     errors: int
     warnings: int
     fixtures: int
-    calibration_ok: bool
+    calibration_ok: bool  # the fixtures are well formed (the rules the validator checks)
+    unresolved: int = 0  # evidence locators the corpus does not resolve (counted in ``errors``)
+    reproduced: int | None = None  # fixtures the judge reproduced when this version was last calibrated
+    search_text: str = ""  # every text of the question, casefolded: what the search box looks in
 
     @property
     def has_findings(self) -> bool:
         return bool(self.errors or self.warnings)
+
+    @property
+    def difficulty_rank(self) -> int:
+        """Easy before moderate before hard (an unknown word after them, none last)."""
+        word = self.difficulty.strip().casefold()
+        return DIFFICULTY_ORDER.get(word, len(DIFFICULTY_ORDER) if word else len(DIFFICULTY_ORDER) + 1)
+
+    @property
+    def calibration_text(self) -> str:
+        """What the list says of the calibration: reproduced by the judge, or not yet run."""
+        if self.fixtures == 0:
+            return "none"
+        if not self.calibration_ok:
+            return f"{self.fixtures} to fix"
+        if self.reproduced is None:
+            return f"{self.fixtures} not run"
+        return f"{self.reproduced}/{self.fixtures} reproduced"
+
+
+DIFFICULTY_ORDER = {"easy": 0, "moderate": 1, "medium": 1, "hard": 2}
 
 
 class QuestionDetail(BaseModel):
@@ -58,8 +82,41 @@ def _is_calibration_finding(finding: Finding) -> bool:
     return finding.code.startswith(("calibration-", "fixture-"))
 
 
-def _row(summary: sets_repo.QuestionSummary, content: dict[str, Any]) -> QuestionRow:
+def resolve_evidence(index: CorpusIndex, content: dict[str, Any]) -> list[LocatorResolution]:
+    """One resolution per evidence item of a question's JSON, in order (a malformed
+    item resolves to nothing, with the reason)."""
+    items = content.get("evidence")
+    return [
+        index.resolve(str(item.get("source") or ""), str(item.get("locator") or ""))
+        if isinstance(item, dict)
+        else index.resolve("", "")
+        for item in (items if isinstance(items, list) else [])
+    ]
+
+
+def checks_locators(index: CorpusIndex | None) -> bool:
+    """Locators are checked against a corpus; a project without documents has none to
+    check them against (its rubric import already listed them as unresolved)."""
+    return index is not None and bool(index.documents)
+
+
+def question_findings(content: dict[str, Any], index: CorpusIndex | None) -> list[Finding]:
+    """The validator's findings and, with the corpus index, one per unresolved locator:
+    what the editor shows live and the question list counts."""
     findings = validate_question(content)
+    if index is not None and checks_locators(index):
+        qid = content.get("id")
+        findings += unresolved_findings(qid if isinstance(qid, str) else None, resolve_evidence(index, content))
+    return findings
+
+
+def _row(
+    summary: sets_repo.QuestionSummary,
+    content: dict[str, Any],
+    index: CorpusIndex | None,
+    calibrated: tables.CalibrationRun | None = None,
+) -> QuestionRow:
+    findings = question_findings(content, index)
     calibration = content.get("calibration")
     return QuestionRow(
         qid=summary.qid,
@@ -72,17 +129,43 @@ def _row(summary: sets_repo.QuestionSummary, content: dict[str, Any]) -> Questio
         warnings=count_warnings(findings),
         fixtures=len(calibration) if isinstance(calibration, list) else 0,
         calibration_ok=not any(_is_calibration_finding(f) for f in findings),
+        unresolved=sum(1 for f in findings if is_unresolved(f)),
+        reproduced=_reproduced(calibrated),
+        search_text=" ".join(_texts(content)).casefold(),
     )
 
 
-def question_rows(engine: Engine, set_id: int) -> list[QuestionRow]:
-    return [_row(summary, content) for summary, content in sets_repo.current_contents(engine, set_id)]
+def _reproduced(run: tables.CalibrationRun | None) -> int | None:
+    if run is None:
+        return None
+    return sum(1 for f in QuestionCalibration.model_validate_json(run.report_json).fixtures if f.reproduced)
 
 
-def question_row(engine: Engine, set_id: int, qid: str) -> QuestionRow:
+def _texts(value: Any) -> list[str]:
+    """Every string in a question's content (prompt, answers, rubric, fixtures), in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return []
+
+
+def question_rows(engine: Engine, set_id: int, index: CorpusIndex | None = None) -> list[QuestionRow]:
+    """Every row; with the corpus index, unresolved locators are counted among the errors."""
+    calibrated = sets_repo.latest_calibration_runs(engine, set_id)
+    return [
+        _row(summary, content, index, calibrated.get(summary.qid))
+        for summary, content in sets_repo.current_contents(engine, set_id)
+    ]
+
+
+def question_row(engine: Engine, set_id: int, qid: str, index: CorpusIndex | None = None) -> QuestionRow:
     """One refreshed row, after an edit or a review action on that question."""
     summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == qid)
-    return _row(summary, sets_repo.load_question(engine, set_id, qid).to_json_dict())
+    content = sets_repo.load_question(engine, set_id, qid).to_json_dict()
+    return _row(summary, content, index, sets_repo.latest_calibration_run(engine, set_id, qid))
 
 
 def status_counts(rows: list[QuestionRow]) -> dict[sets_repo.ReviewStatus, int]:
@@ -113,13 +196,15 @@ def check_rubric_evidence(index: CorpusIndex, rubric: Rubric) -> list[EvidenceCh
 def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -> QuestionDetail:
     question = sets_repo.load_question(engine, set_id, qid)
     summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == qid)
+    evidence = [index.resolve(item.source or "", item.locator or "") for item in question.evidence]
     return QuestionDetail(
         set_id=set_id,
         question=question,
         review_status=summary.review_status,
         version=summary.current_version,
-        findings=validate_question(question.to_json_dict()),
-        evidence=[index.resolve(item.source or "", item.locator or "") for item in question.evidence],
+        findings=validate_question(question.to_json_dict())
+        + (unresolved_findings(question.id, evidence) if checks_locators(index) else []),
+        evidence=evidence,
     )
 
 
@@ -159,10 +244,16 @@ def set_name(engine: Engine, set_id: int) -> str:
     return next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
 
 
-def set_overview(engine: Engine, set_id: int, qids: list[str] | None = None) -> SetOverview:
-    """Every row, or only the rows of ``qids`` (after a change to those questions)."""
+def set_overview(
+    engine: Engine, set_id: int, qids: list[str] | None = None, index: CorpusIndex | None = None
+) -> SetOverview:
+    """Every row, or only the rows of ``qids`` (after a change to those questions); with
+    the corpus index, the rows count unresolved locators."""
     name = set_name(engine, set_id)
-    rows = question_rows(engine, set_id) if qids is None else [question_row(engine, set_id, q) for q in qids]
+    if qids is None:
+        rows = question_rows(engine, set_id, index)
+    else:
+        rows = [question_row(engine, set_id, q, index) for q in qids]
     return SetOverview(set_id=set_id, name=name, rows=rows, signoffs=signoffs(engine, set_id))
 
 

@@ -2,8 +2,10 @@
 
 Statuses: draft -> in review -> approved, or changes requested; any active question
 can be retired, and a retired question stays retired. Approval needs a question with
-no validation errors; requesting changes needs a comment. Every action lands in the
-append-only review log with the content hash of the version it concerns.
+no validation errors, and one whose evidence locators do not all resolve in the corpus
+needs the expert's reason (kept with the approval); requesting changes needs a comment.
+Every action lands in the append-only review log with the content hash of the version
+it concerns.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from gtreview.app.question_calibration import approval_requires_calibration, latest_calibration
+from gtreview.app.review import checks_locators, corpus_index, resolve_evidence
 from gtreview.core.errors import UserError
-from gtreview.core.findings import count_errors
+from gtreview.core.findings import Finding, count_errors
 from gtreview.core.jsonmodel import canonical_hash
-from gtreview.core.rubric import rubric_to_json_text
+from gtreview.core.locator_findings import unresolved_findings
+from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import validate_question
+from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets_repo
 from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signed_rubric_text, signoffs
 from gtreview.store.sets_repo import ReviewStatus
@@ -25,6 +30,16 @@ ACTIVE = frozenset(status for status in ReviewStatus if status is not ReviewStat
 
 class WorkflowError(UserError):
     """An action the workflow does not allow now; the message says why, in one line."""
+
+
+class UnresolvedEvidence(WorkflowError):
+    """Approval refused until the expert says why evidence that does not resolve is acceptable."""
+
+    def __init__(self, qid: str, findings: list[Finding]) -> None:
+        self.qid, self.findings = qid, findings
+        first = findings[0].message.rstrip(".")
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        super().__init__(f"{qid}: {first}{more}; approving it needs a reason")
 
 
 def _status(engine: Engine, set_id: int, qid: str) -> ReviewStatus:
@@ -44,11 +59,25 @@ def start_review(engine: Engine, set_id: int, qid: str, *, reviewer: str, commen
     sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.IN_REVIEW, actor=reviewer, comment=comment)
 
 
-def approve(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str = "") -> None:
-    """Approve the current version; refused while the validator reports errors."""
+def approve(
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    *,
+    reviewer: str,
+    comment: str = "",
+    index: CorpusIndex | None = None,
+    unresolved_reason: str = "",
+) -> None:
+    """Approve the current version; refused while the validator reports errors, and
+    while an evidence locator does not resolve in the corpus (``index``, read from the
+    project when not given; a project without documents has nothing to check against)
+    unless ``unresolved_reason`` says why; the reason and the locators it covers are kept
+    as the approval's comment."""
     _require_active(_status(engine, set_id, qid), qid)
     question = sets_repo.load_question(engine, set_id, qid)
-    errors = count_errors(validate_question(question.to_json_dict()))
+    content = question.to_json_dict()
+    errors = count_errors(validate_question(content))
     if errors:
         raise WorkflowError(f"{qid} has {errors} validation error(s); fix them before approving")
     if approval_requires_calibration(engine):
@@ -59,6 +88,17 @@ def approve(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: st
         if not result.reproduced:
             missed = ", ".join(f.fixture_id for f in result.fixtures if not f.reproduced)
             raise WorkflowError(f"{judge} did not reproduce {qid}'s fixtures {missed}")
+    corpus = (index or corpus_index(engine)) if question.evidence else None
+    resolutions = resolve_evidence(corpus, content) if corpus is not None and checks_locators(corpus) else []
+    unresolved = unresolved_findings(qid, resolutions)
+    if unresolved:
+        if not unresolved_reason.strip():
+            raise UnresolvedEvidence(qid, unresolved)
+        covered = ", ".join(
+            f"evidence {n + 1} ({r.locator})" for n, r in enumerate(resolutions) if not r.resolved and r.locator.strip()
+        )
+        note = f"Approved with unresolved locator(s) {covered}: {unresolved_reason.strip()}"
+        comment = f"{note}\n{comment}" if comment.strip() else note
     sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.APPROVED, actor=reviewer, comment=comment)
 
 
@@ -82,6 +122,18 @@ def reopen(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str
     sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.DRAFT, actor=reviewer, comment=comment)
 
 
+def frozen_rubric(engine: Engine, set_id: int) -> Rubric:
+    """The set as a sign-off freezes it and a pass runs it: its active questions (retired
+    ones left out, the question count to match), so a pass over a signed-off set carries
+    the sign-off's content hash."""
+    retired = {s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status is ReviewStatus.RETIRED}
+    rubric = sets_repo.export_rubric(engine, set_id)
+    rubric.questions = [q for q in rubric.questions if q.id not in retired]
+    if rubric.benchmark.question_count is not None:
+        rubric.benchmark.question_count = len(rubric.questions)
+    return rubric
+
+
 def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -> SignoffInfo:
     """Freeze the set: every active question approved, retired ones left out.
 
@@ -98,11 +150,7 @@ def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -
     if pending:
         shown = ", ".join(pending[:5]) + (" ..." if len(pending) > 5 else "")
         raise WorkflowError(f"{len(pending)} active question(s) are not approved: {shown}")
-    rubric = sets_repo.export_rubric(engine, set_id)
-    retired = {s.qid for s in summaries if s.review_status is ReviewStatus.RETIRED}
-    rubric.questions = [q for q in rubric.questions if q.id not in retired]
-    if rubric.benchmark.question_count is not None:
-        rubric.benchmark.question_count = len(rubric.questions)
+    rubric = frozen_rubric(engine, set_id)
     text = rubric_to_json_text(rubric)
     content_hash = canonical_hash(rubric.to_json_dict())
     number = sets_repo.add_signoff(
@@ -114,8 +162,10 @@ def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -
 __all__ = [
     "HistoryEntry",
     "SignoffInfo",
+    "UnresolvedEvidence",
     "WorkflowError",
     "approve",
+    "frozen_rubric",
     "history",
     "reopen",
     "request_changes",

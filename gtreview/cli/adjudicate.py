@@ -73,7 +73,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def list_queue(args: argparse.Namespace) -> int:
-    from gtreview.app.adjudicate import queue_of_run
+    from gtreview.app.adjudicate import item_label, queue_of_run
 
     project = open_cli_project(args, create=False)
     try:
@@ -84,9 +84,9 @@ def list_queue(args: argparse.Namespace) -> int:
         print_json({"ok": True, "run_id": args.run_id, "items": [i.model_dump(mode="json") for i in items]})
         return EXIT_OK
     for item in items:
-        where = f"{item.qid} {item.model}" + (f" #{item.sample_index}" if item.sample_index >= 0 else "")
+        where = item_label(item)  # as the app's queue names it: samples from 1
         state = "settled" if item.settled else "open"
-        print(f"{item.key}  {item.reason.value:<20} {where:<28} {state}")
+        print(f"{item.key}  {item.reason.value:<20} {where:<32} {state}")
     print(f"{len(items)} item(s), {sum(not i.settled for i in items)} open")
     return EXIT_OK
 

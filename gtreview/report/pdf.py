@@ -14,6 +14,7 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Spacer, TableStyle
 from reportlab.platypus import PageBreak as RlPageBreak
 from reportlab.platypus import Paragraph as RlParagraph
@@ -35,7 +36,10 @@ class _Doc(BaseDocTemplate):  # type: ignore[misc]
     def afterFlowable(self, flowable: Any) -> None:
         level = getattr(flowable, "_toc_level", None)
         if level is not None:
-            self.notify("TOCEntry", (level, flowable.getPlainText(), self.page, getattr(flowable, "_bookmark", None)))
+            # the contents are drawn as Paragraph markup too: the heading's text is escaped again
+            # (``&n_gpu_layers`` in a model spec would otherwise print as an entity, ``&n;_gpu_layers``)
+            entry = escape(flowable.getPlainText())
+            self.notify("TOCEntry", (level, entry, self.page, getattr(flowable, "_bookmark", None)))
             key = getattr(flowable, "_bookmark", None)
             if key:
                 self.canv.bookmarkPage(key)
@@ -84,14 +88,51 @@ def _page_decorations(title: str) -> Any:
     return draw
 
 
+CELL_PADDING = 6  # reportlab's default left and right padding of a cell
+WORD_CAP = 60.0  # a cell's long word (a hash, a path) may break; a short one ("Moderate", "0.57") may not
+
+
+def _word_width(text: str, font: str, size: float) -> float:
+    """The widest word of ``text``: a column narrower than that breaks it mid-word."""
+    return max((stringWidth(word, font, size) for word in text.split()), default=0.0) + 2 * CELL_PADDING + 1
+
+
+def column_widths(block: Table, styles: dict[str, ParagraphStyle]) -> list[float]:
+    """The frame's width shared out by the block's relative widths (evenly without them), each
+    column at least as wide as its header's longest word and its cells' (up to ``WORD_CAP``), so
+    no header and no short value breaks inside a word."""
+    count = max(len(block.header), *(len(row) for row in block.rows)) if block.rows else len(block.header)
+    relative = list(block.widths or [])[:count]
+    relative += [sum(relative) / len(relative) if relative else 1.0] * (count - len(relative))
+    head, cell = styles["cellhead"], styles["cell"]
+    least = [
+        max(
+            _word_width(block.header[i], head.fontName, head.fontSize) if i < len(block.header) else 0.0,
+            min(
+                WORD_CAP,
+                max((_word_width(r[i], cell.fontName, cell.fontSize) for r in block.rows if i < len(r)), default=0.0),
+            ),
+        )
+        for i in range(count)
+    ]
+    if sum(least) >= FRAME_WIDTH:  # cannot all fit: in proportion to what each needs
+        return [FRAME_WIDTH * w / sum(least) for w in least]
+    widths = [FRAME_WIDTH * w / sum(relative) for w in relative]
+    fixed: set[int] = set()
+    while True:  # raise the narrow ones to their least, take it from the others in proportion
+        short = [i for i in range(count) if i not in fixed and widths[i] < least[i]]
+        if not short:
+            return widths
+        fixed.update(short)
+        left = FRAME_WIDTH - sum(least[i] for i in fixed)
+        free = sum(relative[i] for i in range(count) if i not in fixed)
+        widths = [least[i] if i in fixed else left * relative[i] / free for i in range(count)]
+
+
 def _table(block: Table, styles: dict[str, ParagraphStyle]) -> RlTable:
     header = [RlParagraph(escape(h), styles["cellhead"]) for h in block.header]
     rows = [[RlParagraph(escape(cell), styles["cell"]) for cell in row] for row in block.rows]
-    widths = None
-    if block.widths:
-        total = sum(block.widths)
-        widths = [FRAME_WIDTH * w / total for w in block.widths]
-    table = RlTable([header, *rows], colWidths=widths, repeatRows=1)
+    table = RlTable([header, *rows], colWidths=column_widths(block, styles), repeatRows=1)
     table.setStyle(
         TableStyle(
             [

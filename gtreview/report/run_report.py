@@ -228,6 +228,7 @@ def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) ->
                 "Scored",
                 "Errors",
                 "Unscored",
+                "Adjudicated",
             ],
             rows=[
                 [
@@ -283,6 +284,7 @@ def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) ->
                     "Ties",
                     "Losses",
                     "Unknown",
+                    "Order-inconsistent",
                     "Win rate",
                     "Position bias",
                     "Agreement with pointwise",
@@ -294,6 +296,7 @@ def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) ->
                         str(f.pairwise.ties),
                         str(f.pairwise.losses),
                         str(f.pairwise.unknown),
+                        str(f.pairwise.n_inconsistent),
                         fmt(f.pairwise.win_rate),
                         fmt(f.pairwise.position_bias_rate),
                         fmt(f.agreement.rate) if f.agreement is not None else "–",
@@ -301,7 +304,8 @@ def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) ->
                     for f in analysis.finetunes
                     if f.pairwise is not None
                 ],
-                caption="Each pair judged in both answer orders and reconciled by averaging; unknown pairs are never ties.",
+                caption="Each pair judged in both answer orders and reconciled by averaging; unknown pairs are never ties. "
+                "Order-inconsistent: pairs whose two orders disagreed (a property of the pair, already counted among the wins, ties and losses).",
             )
         )
 
@@ -381,10 +385,8 @@ def _charts(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> 
             doc.add(
                 BarChart(
                     title=f"Pairwise outcomes: {finetune.label} against {results.base}",
-                    categories=["wins", "ties", "losses", "unknown", "inconsistent"],
-                    series=[
-                        BarSeries(name="pairs", values=[pw.wins, pw.ties, pw.losses, pw.unknown, pw.n_inconsistent])
-                    ],
+                    categories=["wins", "ties", "losses", "unknown"],
+                    series=[BarSeries(name="pairs", values=[pw.wins, pw.ties, pw.losses, pw.unknown])],
                 )
             )
         points = [
@@ -486,13 +488,18 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
 def _failures(doc: ReportDocument, results: RunResults) -> None:
     doc.add(Heading(text="Failures and unscored items"))
     rows = [
-        [s.model, s.qid, str(s.sample_index), s.status.value, (s.error or s.unscored_reason)[:120]]
+        [s.model, s.qid, str(s.sample_index + 1), s.status.value, (s.error or s.unscored_reason)[:120]]
         for s in results.samples
         if s.status in (SampleStatus.ERROR, SampleStatus.UNSCORED, SampleStatus.MISSING)
     ]
     if rows:
         doc.add(
-            Table(header=["Model", "Question", "Sample", "Status", "Reason"], rows=rows, widths=[1, 0.8, 0.6, 0.8, 5])
+            Table(
+                header=["Model", "Question", "Sample", "Status", "Reason"],
+                rows=rows,
+                widths=[1, 0.8, 0.6, 0.8, 5],
+                caption="Samples are numbered from 1, as in the app.",
+            )
         )
     else:
         doc.add(Paragraph(text="Every answer was generated and judged."))
@@ -519,7 +526,7 @@ def _configuration(doc: ReportDocument, results: RunResults) -> None:
         ["Sampling (answers)", json.dumps(config.sampling.model_dump())],
         [
             "Seeds",
-            f"seed {config.sampling.seed} + sample index (0..{config.repeats - 1}); retries add 1000 per attempt",
+            f"seed {config.sampling.seed} + (sample − 1) for samples 1..{config.repeats}; retries add 1000 per attempt",
         ],
         ["Judge", config.judge],
         ["Judge sampling", json.dumps(config.judge_sampling.model_dump())],

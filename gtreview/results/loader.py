@@ -47,7 +47,10 @@ class SampleResult(BaseModel):
     judgement_key: str = ""
     adjudicated: bool = False  # an expert's override replaced the judge's score
     judge_total: float | None = None  # the judge's own total, kept beside an override
+    judge_gate_passed: bool | None = None  # the judge's own gate and awards, kept beside an override
+    judge_awards: dict[str, int] = Field(default_factory=dict)
     adjudication_required: bool = False
+    adjudication_note: str = ""  # why the judge asked for an expert
     total: float | None = None
     gate_passed: bool | None = None
     awards: dict[str, int] = Field(default_factory=dict)
@@ -331,7 +334,8 @@ def _apply_adjudications(
         ):
             continue
         awards, total = settle_awards(questions[sample.qid], bool(decision.gate_passed), awards_of(decision))
-        sample.judge_total = sample.total
+        sample.judge_total, sample.judge_gate_passed = sample.total, sample.gate_passed
+        sample.judge_awards = sample.awards
         sample.status, sample.adjudicated = SampleStatus.SCORED, True
         sample.gate_passed, sample.awards, sample.total = bool(decision.gate_passed), awards, float(total)
     for pair in pairs:
@@ -386,6 +390,7 @@ def _sample(
     base.gate_reason = contract.get("gate_reason", "")
     base.awards = {c["id"]: c["awarded"] for c in contract["components"]}
     base.adjudication_required = bool(contract.get("adjudication_required"))
+    base.adjudication_note = str(contract.get("adjudication_note") or "")
     base.reasons = {c["id"]: c.get("reason", "") for c in contract["components"]}
     base.adjustments = payload.get("adjustments", [])
     return base

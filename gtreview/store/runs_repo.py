@@ -2,12 +2,22 @@
 
 Every record has a content key (unique), so writing the same record twice is a no-op:
 this is what makes a killed pass resumable without duplicates.
+
+A running run names its owner, the process running it (``host:pid``), and that
+process keeps a heartbeat (``heartbeat``, every ``HEARTBEAT_S``). A run is *live* while
+its heartbeat is fresh and, on this host, its process exists; a ``running`` run that
+is not live was interrupted (the process was killed or crashed) and is shown as
+stopped, so nothing reads as running forever and no second process resumes a run
+that another is still running.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -15,7 +25,12 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
+from gtreview.core.errors import UserError
 from gtreview.store import tables
+
+HEARTBEAT_S = 10.0  # how often a running pass says it is alive
+STALE_AFTER_S = 60.0  # a heartbeat older than this: the process is gone (or hung)
+INTERRUPTED = "stopped (interrupted)"
 
 
 class RunSource(StrEnum):
@@ -55,6 +70,10 @@ class RunRow(BaseModel):
     config: dict[str, Any]
 
 
+class RunBusyError(UserError):
+    """The run is being run by another live process."""
+
+
 class RunSummary(BaseModel):
     """A run and how many records it uses (its own and the reused ones)."""
 
@@ -66,6 +85,69 @@ class RunSummary(BaseModel):
     generations: int
     judgements: int
     pairs: int
+    owner: str | None = None
+    live: bool = False  # running, and a live process holds it
+
+    @property
+    def interrupted(self) -> bool:
+        """Stored as running, but no live process holds it (killed, crashed)."""
+        return self.status is RunStatus.RUNNING and not self.live
+
+    @property
+    def shown_status(self) -> str:
+        """The status as every view shows it: a dead ``running`` run is interrupted."""
+        return INTERRUPTED if self.interrupted else self.status.value
+
+    @property
+    def resumable(self) -> bool:
+        return self.source is RunSource.PASS and (self.status is RunStatus.STOPPED or self.interrupted)
+
+
+def process_owner() -> str:
+    """This process, as a run's owner names it."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _pid_alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) would terminate it there: trust the heartbeat alone
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process
+    return True
+
+
+def owner_alive(owner: str | None, heartbeat_at: datetime | None, now: datetime | None = None) -> bool:
+    """Whether the process ``owner`` names still holds its run: a fresh heartbeat and,
+    on this host, a process of that id (a reused id has no fresh heartbeat)."""
+    if not owner or heartbeat_at is None:
+        return False
+    if owner == process_owner():
+        return True
+    now = now or datetime.now(UTC)
+    if (now - _aware(heartbeat_at)).total_seconds() > STALE_AFTER_S:
+        return False
+    host, _, pid = owner.rpartition(":")
+    if host == socket.gethostname():
+        return pid.isdigit() and _pid_alive(int(pid))
+    return True
+
+
+def _live(run: tables.Run) -> bool:
+    return run.status == RunStatus.RUNNING.value and owner_alive(run.owner, run.heartbeat_at)
+
+
+def _claim(run: tables.Run) -> None:
+    run.status = RunStatus.RUNNING.value
+    run.owner = process_owner()
+    run.heartbeat_at = datetime.now(UTC)
 
 
 def create_run(
@@ -87,6 +169,8 @@ def create_run(
             status=status.value,
             config_json=json.dumps(config or {}, ensure_ascii=False),
         )
+        if status is RunStatus.RUNNING:
+            _claim(run)  # this process holds it
         session.add(run)
         session.commit()
         assert run.id is not None
@@ -101,7 +185,11 @@ def find_or_create_run(
         for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
             if json.loads(run.config_json).get("config_hash") == config_hash:
                 assert run.id is not None
-                run.status = RunStatus.RUNNING.value
+                if _live(run) and run.owner != process_owner():
+                    raise RunBusyError(
+                        f"run {run.id} is being run by process {run.owner}; wait for it or cancel it there"
+                    )
+                _claim(run)
                 session.add(run)
                 session.commit()
                 return run.id
@@ -114,6 +202,20 @@ def find_or_create_run(
         set_id=set_id,
         config=config,
     )
+
+
+def heartbeat(engine: Engine, owner: str | None = None) -> int:
+    """Say that ``owner`` (this process) is alive: every running run it holds; how many."""
+    owner = owner or process_owner()
+    with Session(engine) as session:
+        held = session.exec(
+            select(tables.Run).where(col(tables.Run.owner) == owner, col(tables.Run.status) == RunStatus.RUNNING.value)
+        ).all()
+        for run in held:
+            run.heartbeat_at = datetime.now(UTC)
+            session.add(run)
+        session.commit()
+        return len(held)
 
 
 def find_run(engine: Engine, *, source: RunSource, rubric_hash: str, config_hash: str) -> int | None:
@@ -132,7 +234,10 @@ def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)
         if run is not None:
-            run.status = status.value
+            if status is RunStatus.RUNNING:
+                _claim(run)
+            else:
+                run.status, run.owner, run.heartbeat_at = status.value, None, None  # nobody holds it now
             session.add(run)
             session.commit()
 
@@ -255,6 +360,8 @@ def list_runs(engine: Engine) -> list[RunSummary]:
                 generations=counts.get((run.id or 0, RecordKind.GENERATION.value), 0),
                 judgements=counts.get((run.id or 0, RecordKind.JUDGEMENT.value), 0),
                 pairs=counts.get((run.id or 0, RecordKind.PAIR.value), 0),
+                owner=run.owner,
+                live=_live(run),
             )
             for run in runs
         ]

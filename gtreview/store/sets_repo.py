@@ -457,6 +457,22 @@ def latest_calibration_run(engine: Engine, set_id: int, qid: str) -> tables.Cali
         ).first()
 
 
+def latest_calibration_runs(engine: Engine, set_id: int) -> dict[str, tables.CalibrationRun]:
+    """The newest calibration of each question's current version, by question id (one query)."""
+    with Session(engine) as session:
+        rows = session.exec(
+            select(tables.Question.qid, tables.CalibrationRun)
+            .join(
+                tables.CalibrationRun,
+                (col(tables.CalibrationRun.question_id) == col(tables.Question.id))
+                & (col(tables.CalibrationRun.version) == col(tables.Question.current_version)),
+            )
+            .where(tables.Question.set_id == set_id)
+            .order_by(col(tables.CalibrationRun.id))
+        ).all()
+    return {qid: run for qid, run in rows}  # in id order, so the newest is kept
+
+
 def review_log(engine: Engine, set_id: int) -> list[tables.ReviewLog]:
     with Session(engine) as session:
         return list(

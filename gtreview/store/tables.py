@@ -190,6 +190,8 @@ class Run(SQLModel, table=True):
     status: str
     config_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utc_now)
+    owner: str | None = None  # "host:pid" of the process running it (revision 0009)
+    heartbeat_at: datetime | None = None  # that process's last sign of life
 
 
 class Generation(SQLModel, table=True):

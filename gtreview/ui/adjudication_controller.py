@@ -1,14 +1,16 @@
 """Wires the adjudication queue and blind grading views to the use cases, through ops.
 
 A decision (confirm, override, revert) is one ``CollectionOp``: in the worker it records
-the decision and reads the queue again, and the GUI only puts the new queue in place,
-with the same item selected and its history updated. Nothing is reloaded or
-re-analysed on the GUI thread; the results view hears of the change from the hub.
+the decision (``gtreview.app.adjudicate``, against the decision in force the expert was
+shown: one changed since, from another window or the command line, is refused) and
+reads the queue and the item again, and the GUI only puts them in place, with the same
+item selected. Nothing is reloaded or re-analysed on the GUI thread; the results view
+hears of the change from the hub. Every outcome is a notice (``ops.notify``).
 
 The queue is read again against the results loaded when it was opened: which items are
 in it depends on the judge's own verdicts, which no decision changes; whether each is
-settled comes from the decisions in force, read fresh. That keeps a decision a
-fraction of a second in the worker, so the next one never waits behind a reload.
+settled, and the decision in force, come from the decisions, read fresh (also each time
+an item is selected or clicked again, and when the queue is opened again).
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QInputDialog, QWidget
 from sqlalchemy import Engine
 
+from gtreview.app import adjudicate
 from gtreview.app import adjudication as adj
 from gtreview.app.results import reportable_runs
 from gtreview.core.errors import UserError
@@ -29,14 +32,10 @@ from gtreview.corpus.locators import CorpusIndex
 from gtreview.judging.marking import marking_block
 from gtreview.results.loader import RunResults, load_run_results
 from gtreview.store.project import Project
-from gtreview.ui.ops import CollectionOp, LatestQuery, OpChanges, OpResult, failure_message
+from gtreview.ui.ops import CollectionOp, LatestQuery, OpChanges, OpResult, failure_kind, failure_message, notify
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.widgets.adjudication_view import AdjudicationView, item_html
 from gtreview.ui.widgets.grading_view import GradingView
-
-
-class NotRecorded(UserError):
-    """A decision the rules refuse (no reason given, an unknown component…)."""
 
 
 class NoPass(UserError):
@@ -50,18 +49,19 @@ class _Opened:
 
 
 @dataclass(frozen=True)
-class _ItemDetail:
-    key: str
+class _Shown:
+    view: adjudicate.ItemView
     html: str
-    history: list[adj.HistoryStep]
     question: Question | None
-    gate: bool
-    awards: dict[str, int]
+
+
+@dataclass(frozen=True)
+class _Decided:
+    items: list[adj.QueueItem]
+    shown: _Shown
 
 
 class AdjudicationController(QObject):
-    message = Signal(str)
-
     def __init__(
         self, project: Project, index: SharedIndex, reviewer: Callable[[], str], parent: QWidget | None = None
     ) -> None:
@@ -85,7 +85,8 @@ class AdjudicationController(QObject):
 
     # -- opening ---------------------------------------------------------------------
     def open_queue(self, run_id: int | None, set_id: int | None, opened: Callable[[], None] | None = None) -> None:
-        """Read the queue of ``run_id`` (None: the newest pass) in a worker, then show it."""
+        """Read the queue of ``run_id`` (None: the newest pass) in a worker, then show it
+        (the selected item read again: its decisions may have changed elsewhere)."""
         engine = self.project.engine
 
         def read() -> _Opened:
@@ -98,7 +99,7 @@ class AdjudicationController(QObject):
             if opened is not None:
                 opened()
 
-        self._queue.run(read, show, self._say)
+        self._queue.run(read, show, self._failed)
 
     def open_grading(self, run_id: int | None, size: int = 20, opened: Callable[[], None] | None = None) -> None:
         engine, grader = self.project.engine, self.reviewer()
@@ -113,80 +114,83 @@ class AdjudicationController(QObject):
             if opened is not None:
                 opened()
 
-        self._grading.run(read, show, self._say)
+        self._grading.run(read, show, self._failed)
+
+    def _read_item(self, results: RunResults, item: adj.QueueItem) -> _Shown:
+        """In a worker: the item as it is now, and its detail."""
+        question = next((q for q in results.questions if q.id == item.qid), None)
+        marking = marking_block(question, results.global_variants) if question else ""
+        view = adjudicate.item_view(self.project.engine, results, item)
+        return _Shown(view, item_html(results, view, marking, _sources_html(question, self.index.get())), question)
 
     def _show_item(self, item: adj.QueueItem) -> None:
-        results, index, engine = self.results, self.index, self.project.engine
+        results = self.results
         if results is None:
             return
 
-        def read() -> _ItemDetail:
-            question = next((q for q in results.questions if q.id == item.qid), None)
-            marking = marking_block(question, results.global_variants) if question else ""
-            sample = next((s for s in results.samples if s.judgement_key == item.key), None)
-            return _ItemDetail(
-                item.key,
-                item_html(results, item, marking, _sources_html(question, index.get())),
-                adj.history(engine, results.run_id, item.key),
-                question,
-                bool(sample.gate_passed) if sample else False,
-                dict(sample.awards) if sample else {},
-            )
+        def show(shown: _Shown) -> None:
+            if self.results is results:
+                self._put(shown)
 
-        def show(detail: _ItemDetail) -> None:
-            current = self.queue_view.current()
-            if current is not None and current.key == detail.key:
-                self.queue_view.show_item(
-                    current, detail.html, detail.history, detail.question, detail.gate, detail.awards
-                )
+        self._item.run(lambda: self._read_item(results, item), show, self._failed)
 
-        self._item.run(read, show, self._say)
+    def _put(self, shown: _Shown) -> None:
+        current = self.queue_view.current()
+        if current is not None and current.key == shown.view.item.key:
+            self.queue_view.show_item(shown.view, shown.html, shown.question)
+        else:
+            self.queue_view.model.update_item(shown.view.item)
 
     # -- decisions -------------------------------------------------------------------
-    def _decide(self, item: adj.QueueItem, record: Callable[[RunResults], object], message: str) -> None:
+    def _decide(self, item: adj.QueueItem, record: Callable[[RunResults, int | None], object], message: str) -> None:
         results, set_id, engine = self.results, self.set_id, self.project.engine
         if results is None:
             return
         if self.deciding:
-            self.message.emit("Still recording the previous decision…")
+            notify(self, "Still recording the previous decision…", "warning")
             return
-        run_id = results.run_id
+        shown = self.queue_view.shown
+        if shown is None or shown.item.key != item.key:
+            notify(self, f"{adjudicate.item_label(item)}: wait until the item is shown, then decide.", "warning")
+            return
+        expected = shown.decision_id  # what the expert saw in force
 
-        def decide() -> OpResult[tuple[list[adj.QueueItem], list[adj.HistoryStep]]]:
-            try:
-                record(results)
-            except adj.AdjudicationError as exc:
-                raise NotRecorded(str(exc)) from exc
+        def decide() -> OpResult[_Decided]:
+            record(results, expected)
             items = adj.adjudication_queue(engine, results, set_id=set_id)
             return OpResult(
-                (items, adj.history(engine, run_id, item.key)), OpChanges(adjudications=frozenset({run_id}))
+                _Decided(items, self._read_item(results, item)), OpChanges(adjudications=frozenset({results.run_id}))
             )
 
-        def done(outcome: OpResult[tuple[list[adj.QueueItem], list[adj.HistoryStep]]]) -> None:
-            self.deciding = False
-            items, steps = outcome.value
+        def done(outcome: OpResult[_Decided]) -> None:
+            self._deciding(False)
             if self.results is results:
-                self.queue_view.show_queue(results, items)
-                current = self.queue_view.current()
-                if current is not None and current.key == item.key:
-                    self.queue_view.show_history(steps)
-                    self.queue_view.form.reason.clear()
-            self.message.emit(message)
+                self.queue_view.show_queue(results, outcome.value.items, announce=False)  # the place is kept
+                self._put(outcome.value.shown)
+            notify(self, message, "success")
 
         def failed(error: BaseException) -> None:
-            self.deciding = False
-            self.message.emit(f"Not recorded: {failure_message(error)}")
+            self._deciding(False)
+            notify(self, f"Not recorded: {failure_message(error)}", failure_kind(error))
+            if isinstance(error, adjudicate.StaleItem):
+                self._show_item(item)  # as it is now
 
-        self.deciding = True
+        self._deciding(True)
         CollectionOp(self, decide).success(done).failure(failed).run_in_background(initiator=self)
+
+    def _deciding(self, deciding: bool) -> None:
+        self.deciding = deciding
+        self.queue_view.set_deciding(deciding)
 
     def _confirm(self, item: adj.QueueItem) -> None:
         engine, actor, reason = self.project.engine, self.reviewer(), self.queue_view.form.reason.text()
-        self._decide(
-            item,
-            lambda results: adj.confirm(engine, results.run_id, item.target, item.key, actor=actor, reason=reason),
-            f"{item.qid}: judge confirmed.",
-        )
+
+        def record(results: RunResults, expected: int | None) -> object:
+            return adjudicate.confirm_item(
+                engine, results.run_id, item.key, actor=actor, reason=reason, results=results, expected=expected
+            )
+
+        self._decide(item, record, f"{adjudicate.item_label(item)}: judge confirmed.")
 
     def _override(self, item: adj.QueueItem) -> None:
         engine, actor = self.project.engine, self.reviewer()
@@ -196,30 +200,57 @@ class AdjudicationController(QObject):
                 return
             label = self.queue_view.pair_label.currentText()
 
-            def record(results: RunResults) -> object:
-                return adj.override_pair(engine, results, item.key, actor=actor, label=label, reason=reason)
+            def record(results: RunResults, expected: int | None) -> object:
+                return adjudicate.override_item(
+                    engine,
+                    results.run_id,
+                    item.key,
+                    actor=actor,
+                    reason=reason,
+                    label=label,
+                    results=results,
+                    expected=expected,
+                )
 
         else:
             gate, awards = self.queue_view.form.values()
             why = self.queue_view.form.reason.text()
 
-            def record(results: RunResults) -> object:
-                return adj.override_judgement(
-                    engine, results, item.key, actor=actor, gate_passed=gate, awards=awards, reason=why
+            def record(results: RunResults, expected: int | None) -> object:
+                return adjudicate.override_item(
+                    engine,
+                    results.run_id,
+                    item.key,
+                    actor=actor,
+                    reason=why,
+                    gate_passed=gate,
+                    awards=awards,
+                    results=results,
+                    expected=expected,
+                    from_form=True,
                 )
 
-        self._decide(item, record, f"{item.qid}: override recorded; every figure now uses it.")
+        self._decide(item, record, f"{adjudicate.item_label(item)}: override recorded; every figure now uses it.")
 
     def _revert(self, item: adj.QueueItem, decision_id: int) -> None:
         reason = self.ask_text("Revert", f"Why revert decision #{decision_id}?")
         if reason is None:
             return
         engine, actor = self.project.engine, self.reviewer()
-        self._decide(
-            item,
-            lambda results: adj.revert(engine, results.run_id, decision_id, actor=actor, reason=reason),
-            f"Decision #{decision_id} reverted.",
-        )
+
+        def record(results: RunResults, expected: int | None) -> object:
+            return adjudicate.revert_item(
+                engine,
+                results.run_id,
+                item.key,
+                actor=actor,
+                reason=reason,
+                decision_id=decision_id,
+                results=results,
+                expected=expected,
+            )
+
+        self._decide(item, record, f"Decision #{decision_id} reverted.")
 
     def _save_grade(self, item: adj.GradingItem, gate: bool, awards: dict[str, int], comment: str) -> None:
         run_id, engine, grader = self.grading_run_id, self.project.engine, self.reviewer()
@@ -232,10 +263,10 @@ class AdjudicationController(QObject):
             return OpChanges(adjudications=frozenset({run_id}))
 
         CollectionOp(self, save).success(
-            lambda _changes: self.message.emit(f"Grade saved ({position} of {total}).")
-        ).failure(lambda error: self.message.emit(f"Grade not saved: {failure_message(error)}")).run_in_background(
-            initiator=self
-        )
+            lambda _changes: notify(self, f"Grade saved ({position} of {total}).", "success")
+        ).failure(
+            lambda error: notify(self, f"Grade not saved: {failure_message(error)}", failure_kind(error))
+        ).run_in_background(initiator=self)
 
     # -- changes made elsewhere --------------------------------------------------------
     def on_changes(self, changes: OpChanges, initiator: object = None) -> None:
@@ -245,8 +276,8 @@ class AdjudicationController(QObject):
         if results.run_id in changes.adjudications or results.run_id in changes.runs:
             self.open_queue(results.run_id, self.set_id)
 
-    def _say(self, error: BaseException) -> None:
-        self.message.emit(failure_message(error))
+    def _failed(self, error: BaseException) -> None:
+        notify(self, failure_message(error), failure_kind(error))
 
 
 def _run_or_latest(engine: Engine, run_id: int | None) -> int:

@@ -1,16 +1,21 @@
-"""Starting the desktop app: logging, theme, the project to open, the window, the loop."""
+"""Starting the desktop app: the system libraries Qt needs, logging, theme, the project
+to open, the reviewer's name, the window, the loop."""
 
 from __future__ import annotations
 
+import ctypes
+import getpass
 import logging
+import os
 import sys
 import traceback
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QWidget
 
 from gtreview import __version__
 from gtreview.app.sample_project import ensure_sample_project
@@ -23,6 +28,88 @@ from gtreview.ui.menus import recent_projects, remember_project
 from gtreview.ui.theme import follow_system_theme
 
 log = logging.getLogger("gtreview.ui")
+
+# What PySide6 6.x's xcb platform plugin (libqxcb.so, libQt6XcbQpa, libQt6Gui) loads from
+# the system, and the Debian/Ubuntu package of each (readelf -d NEEDED, dpkg -S).
+XCB_LIBRARIES = {
+    "libxcb-cursor.so.0": "libxcb-cursor0",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
+    "libxkbcommon.so.0": "libxkbcommon0",
+    "libxcb-icccm.so.4": "libxcb-icccm4",
+    "libxcb-image.so.0": "libxcb-image0",
+    "libxcb-keysyms.so.1": "libxcb-keysyms1",
+    "libxcb-randr.so.0": "libxcb-randr0",
+    "libxcb-render-util.so.0": "libxcb-render-util0",
+    "libxcb-render.so.0": "libxcb-render0",
+    "libxcb-shape.so.0": "libxcb-shape0",
+    "libxcb-shm.so.0": "libxcb-shm0",
+    "libxcb-sync.so.1": "libxcb-sync1",
+    "libxcb-util.so.1": "libxcb-util1",
+    "libxcb-xfixes.so.0": "libxcb-xfixes0",
+    "libxcb-xkb.so.1": "libxcb-xkb1",
+    "libxcb.so.1": "libxcb1",
+    "libX11-xcb.so.1": "libx11-xcb1",
+    "libX11.so.6": "libx11-6",
+    "libEGL.so.1": "libegl1",
+    "libGL.so.1": "libgl1",
+    "libfontconfig.so.1": "libfontconfig1",
+    "libfreetype.so.6": "libfreetype6",
+    "libglib-2.0.so.0": "libglib2.0-0",
+    "libdbus-1.so.3": "libdbus-1-3",
+}
+
+
+def _loadable(soname: str) -> bool:
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        return False
+    return True
+
+
+def xcb_problem(
+    env: Mapping[str, str] | None = None,
+    platform: str = sys.platform,
+    loadable: Callable[[str], bool] = _loadable,
+) -> str | None:
+    """One line naming the system libraries Qt's xcb plugin needs and cannot load (and
+    the apt command that installs them), or None: not on X11, or nothing is missing.
+    Qt itself would abort with a long message that names none of them."""
+    env = os.environ if env is None else env
+    chosen = env.get("QT_QPA_PLATFORM", "").split(":")[0].strip().lower()
+    wayland = env.get("XDG_SESSION_TYPE") == "wayland" and env.get("WAYLAND_DISPLAY")
+    if not platform.startswith("linux") or chosen not in ("", "xcb") or (chosen == "" and wayland):
+        return None
+    missing = [soname for soname in XCB_LIBRARIES if not loadable(soname)]
+    if not missing:
+        return None
+    packages = " ".join(dict.fromkeys(XCB_LIBRARIES[soname] for soname in missing))
+    return (
+        f"gtreview: Qt's xcb platform plugin cannot load {', '.join(missing)}; on Debian/Ubuntu install them with "
+        f"`sudo apt install {packages}` (or run headless with QT_QPA_PLATFORM=offscreen)"
+    )
+
+
+def ensure_reviewer_name(settings: QSettings, parent: QWidget | None = None) -> str:
+    """The name recorded with every review action: asked on the first run (offering the
+    login name), never taken silently; kept in the user's settings."""
+    current = settings.value("reviewer/name")
+    if isinstance(current, str) and current.strip():
+        return current.strip()
+    try:
+        login = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name on some systems
+        login = ""
+    name, ok = QInputDialog.getText(
+        parent,
+        "Your name",
+        "gtreview records the reviewer's name with every review action, sign-off and release.\nYour name:",
+        text=login,
+    )
+    if ok and name.strip():
+        settings.setValue("reviewer/name", name.strip())
+        return name.strip()
+    return ""
 
 
 def choose_project(project: Path | None, sample: bool, settings: QSettings) -> Project | None:
@@ -37,13 +124,19 @@ def choose_project(project: Path | None, sample: bool, settings: QSettings) -> P
         return open_project(Path(recent[0]))
     if (default_project_dir() / DB_FILE).exists():
         return open_project(default_project_dir())
-    welcome = WelcomeDialog(recent)
-    if not welcome.exec() or welcome.choice is None:
-        return None
-    kind, folder = welcome.choice
-    if kind == "sample" or folder is None:
-        return ensure_sample_project(sample_project_dir())
-    return open_project(folder, create=kind == "new")
+    while True:  # a folder that is no project is refused and the welcome page comes back
+        welcome = WelcomeDialog(recent)
+        if not welcome.exec() or welcome.choice is None:
+            return None
+        kind, folder = welcome.choice
+        if kind == "sample" or folder is None:
+            return ensure_sample_project(sample_project_dir())
+        try:
+            return open_project(folder, create=kind == "new")
+        except ProjectError as exc:
+            QMessageBox.warning(
+                None, "gtreview", f"{exc}.\n\nChoose a project folder, or New project… to create one there."
+            )
 
 
 class _Windows:
@@ -64,11 +157,14 @@ class _Windows:
         self.window = window
         window.show()
 
-    def switch(self, folder: Path) -> None:
+    def switch(self, folder: Path, create: bool = False) -> None:
+        """Open (or, asked to, create) the project in ``folder``; a folder that is not a
+        project is refused in one message and the open window stays."""
         try:
-            self.show(open_project(folder))
+            self.show(open_project(folder, create=create))
         except (ProjectError, OSError) as exc:
-            QMessageBox.warning(self.window, "gtreview", f"Cannot open {folder}: {exc}")
+            hint = "" if create else "\n\nTo start a project there, use File > New project…"
+            QMessageBox.warning(self.window, "gtreview", f"Cannot open {folder}: {exc}{hint}")
 
 
 def install_exception_dialog(log_file: Path) -> None:
@@ -92,6 +188,11 @@ def install_exception_dialog(log_file: Path) -> None:
 
 def run_app(project: Path | None = None, sample: bool = False) -> int:
     log_file = configure_logging()
+    if QApplication.instance() is None:
+        problem = xcb_problem()
+        if problem is not None:
+            print(problem, file=sys.stderr)
+            return 2
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("gtreview")
@@ -101,9 +202,9 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
     icon = resources_dir() / "icons" / "gtreview.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
-    follow_system_theme(app)
-    install_exception_dialog(log_file)
     settings = QSettings()
+    follow_system_theme(app, settings)  # the theme chosen in Preferences, else the system's
+    install_exception_dialog(log_file)
     try:
         opened = choose_project(project, sample, settings)
     except (ProjectError, OSError) as exc:
@@ -111,6 +212,7 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
         return 2
     if opened is None:
         return 0
+    ensure_reviewer_name(settings)
     windows = _Windows(settings)
     windows.show(opened)
     try:

@@ -28,7 +28,16 @@ from gtreview.core.rubric import AccessMode
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend
 from gtreview.store.project import Project
-from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, QueryOp, failure_message
+from gtreview.ui.ops import (
+    BackgroundJob,
+    CollectionOp,
+    OpChanges,
+    OpResult,
+    QueryOp,
+    failure_kind,
+    failure_message,
+    notify,
+)
 
 
 class DraftDialog(QDialog):
@@ -113,21 +122,24 @@ class DraftController(QObject):
             self._cancel = None
             result, set_id = outcome.value
             if result.cancelled:
+                notify(self, "Drafting cancelled; nothing was saved.", "warning")
                 self.finished.emit("Drafting cancelled; nothing was saved.", 0)
                 return
             flagged = sum(1 for d in result.drafts if d.flagged)
-            self.finished.emit(
-                f"Drafted {len(result.drafts)} question(s) ({flagged} flagged, {len(result.failures)} failed) "
-                + (f"as set {set_id}, all in draft for review." if set_id else "; nothing to save."),
-                set_id,
+            said = f"Drafted {len(result.drafts)} question(s) ({flagged} flagged, {len(result.failures)} failed) " + (
+                f"as set {set_id}, all in draft for review." if set_id else "; nothing to save."
             )
+            notify(self, said, "success" if set_id and not result.failures else "warning")
+            self.finished.emit(said, set_id)
 
         def failed(error: BaseException) -> None:
             self._cancel = None
             if isinstance(error, DraftingCancelled):
-                self.finished.emit("Drafting cancelled; nothing was saved.", 0)
+                said = "Drafting cancelled; nothing was saved."
             else:
-                self.finished.emit(f"Drafting failed: {failure_message(error)}", 0)
+                said = f"Drafting failed: {failure_message(error)}"
+            notify(self, said, failure_kind(error))
+            self.finished.emit(said, 0)
 
         self._cancel = cancel
         BackgroundJob(self, op=work, success=done).failure(failed).run_in_background()
@@ -155,7 +167,9 @@ class DraftController(QObject):
             set_contract_order(engine, keys)
             return OpChanges(settings=frozenset({AUTHORITY_CONTRACT}))
 
-        CollectionOp(self, save).run_in_background(initiator=self)
+        CollectionOp(self, save).success(
+            lambda _changes: notify(self, "Source authority saved; new drafts use it.", "success")
+        ).run_in_background(initiator=self)
 
 
 def _user() -> str:

@@ -7,6 +7,11 @@ shared reference to their question, so a later rename does not orphan them.
 Each save is a ``CollectionOp``: it runs in a worker, after any edit still being saved
 (changes run one at a time, in order), and reads the question's id when it runs, so an
 edit typed right after a rename goes to the renamed question.
+
+The history stops at a review decision: an approval, a retirement or a sign-off
+``seal``s it (the stack is cleared, and the action says so), so no undo or redo ever
+turns what was approved or signed back into a draft. ``refusals`` counts the edits that
+could not be saved, so a review action queued after an edit can tell that it was refused.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from sqlalchemy import Engine
@@ -48,6 +54,13 @@ class EditSession(QObject):
         self.author = author
         self.undo_stack = QUndoStack(self)
         self._refs: dict[tuple[int, str], QuestionRef] = {}
+        self.refusals = 0  # edits not saved so far (read by review actions, in their worker)
+
+    def seal(self) -> bool:
+        """A review decision was recorded: the undo history ends here. True if there was one."""
+        had = self.undo_stack.count() > 0
+        self.undo_stack.clear()
+        return had
 
     def ref(self, set_id: int, qid: str) -> QuestionRef:
         return self._refs.setdefault((set_id, qid), QuestionRef(set_id, qid))
@@ -79,6 +92,7 @@ class EditSession(QObject):
             self.saved.emit(set_id, saved.qid, saved.version)
 
         def failed(error: BaseException) -> None:
+            self.refusals += 1
             if refused is not None:
                 refused()
             self.failed.emit(failure_message(error))
@@ -104,6 +118,8 @@ class _EditCommand(QUndoCommand):
         """Nothing was saved: no undo step for it (an obsolete step does nothing and the
         stack drops it when it is reached; on top, which is where it usually is, at once)."""
         self.refused = True
+        if not shiboken6.isValid(self):
+            return  # the history was sealed while the edit was being saved: no step to drop
         self.setObsolete(True)
         stack = self.session.undo_stack
         if stack.index() > 0 and stack.command(stack.index() - 1) is self:

@@ -8,30 +8,27 @@ from typing import Any
 
 from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtWidgets import (
-    QLabel,
     QMainWindow,
     QSplitter,
     QStackedWidget,
     QTabWidget,
-    QTextBrowser,
     QWidget,
 )
 
 from gtreview.app import review
-from gtreview.app.project_settings import project_judge
-from gtreview.app.results import run_summaries
+from gtreview.app.project_settings import last_pass, project_judge
 from gtreview.app.review import set_name
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.runs.plan import PassConfig
 from gtreview.store.project import Project
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.adjudication_controller import AdjudicationController
-from gtreview.ui.dialogs.preferences import runtime_defaults
+from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.draft_controller import DraftController, DraftDialog
 from gtreview.ui.editing_session import EditSession
 from gtreview.ui.menus import build_menus
-from gtreview.ui.ops import LatestQuery, OpChanges, OpHub, QueryOp
+from gtreview.ui.ops import LatestQuery, NoticeKind, OpChanges, OpHub, QueryOp
 from gtreview.ui.pages import PagesMixin
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.question_controller import QuestionController, ReviewWidgets
@@ -41,7 +38,9 @@ from gtreview.ui.run_controller import RunController
 from gtreview.ui.widgets.corpus_view import CorpusView
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
 from gtreview.ui.widgets.history_view import HistoryView
+from gtreview.ui.widgets.html import HtmlBrowser
 from gtreview.ui.widgets.navigator import Navigator
+from gtreview.ui.widgets.notice import NoticeBar
 from gtreview.ui.widgets.question_editor import QuestionEditor
 from gtreview.ui.widgets.question_list import QuestionList
 from gtreview.ui.widgets.results_view import ResultsView
@@ -55,7 +54,7 @@ class MainWindow(PagesMixin, QMainWindow):
     """Assembles the parts; every read and change goes through the window's ``ops`` hub,
     whose ``changes_applied`` tells each part what changed."""
 
-    open_project_requested = Signal(object)  # Path
+    open_project_requested = Signal(object, bool)  # the folder, and whether to create a project there
 
     def __init__(self, project: Project, settings: QSettings | None = None) -> None:
         super().__init__()
@@ -65,12 +64,19 @@ class MainWindow(PagesMixin, QMainWindow):
         self.index = SharedIndex(project.engine)
         self.session = EditSession(project.engine, self.reviewer_name, self)
         self.controller = ReviewController(
-            project, lambda: (self.set_id, self.qid), self.reviewer_name, ask_comment_dialog(self), self
+            project,
+            lambda: self.questions.review_target(self.pages.currentWidget() is self.work_splitter),
+            self.reviewer_name,
+            ask_comment_dialog(self),
+            self,
+            edits=self.session,
+            commit_pending=lambda: self.editor.commit_pending(),
+            index=self.index,
         )
 
         self.navigator = Navigator()
         self.question_list = QuestionList()
-        self.question_view = QTextBrowser()
+        self.question_view = HtmlBrowser()  # drawn again in the new colours when the theme changes
         self.editor = QuestionEditor()
         self.fixtures = FixtureEditor()
         self.history = HistoryView()
@@ -78,9 +84,9 @@ class MainWindow(PagesMixin, QMainWindow):
         self.tabs = QTabWidget()
         for widget, title in (
             (self.question_view, "&Question"),
-            (self.editor, "&Edit"),
+            (self.editor, "Ed&it"),  # Alt+E and Alt+H open the Edit and Help menus
             (self.fixtures, "&Calibration"),
-            (self.history, "&History"),
+            (self.history, "Hi&story"),
         ):
             self.tabs.addTab(widget, title)
         self.questions = QuestionController(
@@ -97,8 +103,9 @@ class MainWindow(PagesMixin, QMainWindow):
             ),
             self,
         )
-        self.status_label = QLabel()
-        self.statusBar().addPermanentWidget(self.status_label, 1)
+        self.notices = NoticeBar(self)  # notices on the left, the status line (capped) on the right
+        self.setStatusBar(self.notices)
+        self.status_label = self.notices.status
 
         self.detail_splitter = self._splitter(Qt.Orientation.Horizontal, self.tabs, self.source_pane)
         self.work_splitter = self._splitter(Qt.Orientation.Vertical, self.question_list, self.detail_splitter)
@@ -124,14 +131,15 @@ class MainWindow(PagesMixin, QMainWindow):
         self._runs = LatestQuery(self)
         self._connect()
         self.menu_actions = build_menus(self)
+        self.controller.bind_actions(self.menu_actions, self.pages.currentChanged, self.questions.target_changed)
         self._restore_layout()
         self.setWindowTitle(f"gtreview — {project.folder}")
         self._update_status()
         self.refresh()
 
     def _connect(self) -> None:
-        say = self._say
-        self.ops.notice.connect(lambda message: say(message, 10000))
+        notify = self.notify
+        self.ops.noticed.connect(notify)  # every part's notices: ops.notify(part, text, kind)
         for part in (self.questions, self.adjudication, self.results):
             self.ops.changes_applied.connect(part.on_changes)
         self.ops.changes_applied.connect(self._changes_applied)
@@ -140,15 +148,16 @@ class MainWindow(PagesMixin, QMainWindow):
         self.navigator.corpus_selected.connect(self.show_corpus)
         self.navigator.run_selected.connect(self.show_results)
         self.corpus_view.synonym_toggled.connect(self.confirm_synonym)
-        self.adjudication.message.connect(lambda message: say(message, 8000))
-        self.results.message.connect(lambda message: say(message, 4000))
+        self.results.message.connect(notify)
         self.results.opened.connect(lambda _run: self.pages.setCurrentWidget(self.results_view))
         self.runs_view.table.cellDoubleClicked.connect(lambda row, _c: self._open_run_row(row))
         self.run_controller.progressed.connect(self.runs_view.show_event)
         self.run_controller.finished.connect(self._pass_finished)
         self.runs_view.cancel_requested.connect(self.run_controller.cancel)
         self.draft_controller.progress.connect(
-            lambda stage, done, total: say(f"Drafting: {stage} {done}/{total} (Run > Cancel drafting)")
+            lambda stage, done, total: self.notices.notify(
+                f"Drafting: {stage} {done}/{total} (Run > Cancel drafting)", "info", 0, logged=False
+            )
         )
         self.draft_controller.finished.connect(self._drafting_finished)
         self.editor.edit_requested.connect(self._edit)
@@ -158,10 +167,20 @@ class MainWindow(PagesMixin, QMainWindow):
         self.session.failed.connect(self._save_failed)
         self.questions.status_changed.connect(self._update_status)
         self.questions.set_opened.connect(self.navigator.select_set)
-        self.controller.message.connect(lambda message: say(message, 10000))
+        self.controller.message.connect(notify)
+        self.controller.approved.connect(self._approved)
+        self._connect_flow()  # imports, the Runs page's re-reads, resume (ui/flow.py)
+
+    # -- notices ------------------------------------------------------------------
+    def notify(self, text: str, kind: NoticeKind | str = "info", timeout: int | None = None) -> None:
+        """The one way to tell the user something: a notice in the status bar, coloured by
+        ``kind`` (info, success, warning, error), that never moves the layout. Parts
+        outside the window call ``ops.notify(part, text, kind)``, which comes here."""
+        self.notices.notify(text, kind, timeout)
 
     def _say(self, message: str, timeout: int = 0) -> None:
-        self.statusBar().showMessage(message, timeout)
+        """Kept for callers not yet moved to ``notify``: an info notice."""
+        self.notify(message, "info", timeout or None)
 
     @staticmethod
     def _splitter(orientation: Qt.Orientation, first: QWidget, second: QWidget) -> QSplitter:
@@ -204,6 +223,7 @@ class MainWindow(PagesMixin, QMainWindow):
 
         def show(overview: review.ProjectOverview) -> None:
             self.navigator.populate(overview.documents, overview.sets, overview.signoffs, overview.runs)
+            self.show_empty_states(overview)
             if overview.sets and self.set_id is None:
                 self.open_set(overview.sets[0].id)
             elif self.set_id is not None:
@@ -216,38 +236,39 @@ class MainWindow(PagesMixin, QMainWindow):
         self._reload_runs()
 
     def _reload_runs(self) -> None:
-        engine = self.project.engine
-        self._runs.run(lambda: run_summaries(engine), self.runs_view.show_runs)
+        self.read_runs()  # the Runs view and the navigator's Runs branch
 
     def start_pass(self) -> None:
         if self.set_id is None or self.run_controller.running:
-            self._say("Open a set first; one pass runs at a time.", 5000)
+            self.notify("Open a set first; one pass runs at a time.", "warning")
             return
         engine, set_id = self.project.engine, self.set_id
         default_judge = str(self.settings.value("preferences/default_judge", "") or "")
 
-        def ask(found: tuple[str, str]) -> None:
-            name, judge = found
-            dialog = RunDialog(name, judge or default_judge, self)
+        def ask(found: tuple[str, str, PassConfig | None]) -> None:
+            name, judge, last = found
+            dialog = RunDialog(
+                name, judge or default_judge, self, last=last, model_folders=model_folders(self.settings)
+            )
 
             def start() -> None:
                 if dialog.config is not None:
+                    self.remember_pass(dialog.config)
                     self.start_configured_pass(dialog.config)
 
             dialog.accepted.connect(start)
             dialog.open()
 
-        def read() -> tuple[str, str]:
+        def read() -> tuple[str, str, PassConfig | None]:
             name = set_name(engine, set_id) or "set"
-            return name, project_judge(engine)
+            return name, project_judge(engine), last_pass(engine)
 
         QueryOp(self, op=read, success=ask).run_in_background()
 
     def start_configured_pass(self, config: PassConfig) -> None:
         assert self.set_id is not None
         if self.run_controller.start(config, self.set_id, runtime_defaults(self.settings)):
-            self.runs_view.started(config.name)
-            self.show_runs()
+            self.show_runs()  # the controller's ``started`` told the Runs view
 
     def start_drafting(self) -> None:
         dialog = DraftDialog(str(self.settings.value("preferences/default_judge", "") or ""), self)
@@ -259,16 +280,14 @@ class MainWindow(PagesMixin, QMainWindow):
                 dialog.mode.currentText(),
             )
 
-    def _drafting_finished(self, message: str, set_id: int) -> None:
-        self._say(message, 15000)
-        if set_id:
+    def _drafting_finished(self, _message: str, set_id: int) -> None:
+        if set_id:  # the controller has said how it went
             self.open_set(set_id)
 
     def _pass_finished(self, message: str) -> None:
         self.refresh()
         self.runs_view.finished(message)
-        self._reload_runs()
-        self._say(message, 10000)
+        self._reload_runs()  # the controller has said how it went
 
     def open_set(self, set_id: int) -> None:
         self.pages.setCurrentWidget(self.work_splitter)
@@ -288,10 +307,10 @@ class MainWindow(PagesMixin, QMainWindow):
             return
         if qid != self.qid:
             self.question_list.select(qid)  # an undo on another question shows that question
-        self._say(f"Saved {qid} as version {version}.", 4000)
+        self.notify(f"Saved {qid} as version {version}.", "success")
 
     def _save_failed(self, message: str) -> None:
-        self._say(f"Not saved: {message}", 10000)
+        self.notify(f"Not saved: {message}", "error")
         self.questions.reload_shown()  # show what is actually saved
 
     def _changes_applied(self, changes: OpChanges, _initiator: object = None) -> None:
@@ -302,13 +321,21 @@ class MainWindow(PagesMixin, QMainWindow):
     def go_next(self, step: int = 1) -> None:
         self.question_list.step_selection(step)
 
+    def _approved(self, set_id: int, qid: str) -> None:
+        """After an approval, on to the next unreviewed question (Review > Move on after
+        approving), unless the user has already gone elsewhere."""
+        if not self.menu_actions["move_on"].isChecked() or (set_id, qid) != (self.set_id, self.qid):
+            return
+        if self.question_list.select_next(lambda row: row.review_status in UNREVIEWED and row.qid != qid):
+            self.notify(f"{qid} approved; on to {self.qid}, the next unreviewed question.", "success")
+
     def go_next_unreviewed(self) -> None:
         if not self.question_list.select_next(lambda row: row.review_status in UNREVIEWED):
-            self._say("Every question has been reviewed.", 5000)
+            self.notify("Every question has been reviewed.", "info")
 
     def _update_status(self) -> None:
-        self.status_label.setText(
-            f"Project {self.project.folder} | {self.questions.status_text()} | reviewer {self.reviewer_name()}"
+        self.status_label.setText(  # the folder last: the line is elided at the right when narrow
+            f"{self.questions.status_text()} | reviewer {self.reviewer_name()} | project {self.project.folder}"
         )
 
     # -- window state -------------------------------------------------------------
@@ -330,10 +357,13 @@ class MainWindow(PagesMixin, QMainWindow):
             "detail_splitter": self.detail_splitter,
         }
 
-    def request_open(self, folder: Path) -> None:
-        self.open_project_requested.emit(folder)
+    def request_open(self, folder: Path, create: bool = False) -> None:
+        self.open_project_requested.emit(folder, create)
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if not self.run_controller.confirm_close(self):  # a running pass: asked, then stopped cleanly
+            event.ignore()
+            return
         self.editor.commit_pending()
         self.ops.drain()  # every edit asked for is saved before the project closes
         self.run_controller.cancel()  # what a pass or a draft finished is stored; running again resumes

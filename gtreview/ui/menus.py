@@ -52,12 +52,25 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions: dict[str, QAction] = {}
 
     file_menu = bar.addMenu("&File")
+    actions["new_project"] = _action(
+        window, file_menu, "&New project…", QKeySequence.StandardKey.New, lambda: _new_project(window)
+    )
     actions["open"] = _action(
         window, file_menu, "&Open project…", QKeySequence.StandardKey.Open, lambda: _open_project(window)
     )
     recent_menu = file_menu.addMenu("Open &recent")
     recent_menu.aboutToShow.connect(lambda: _fill_recent(window, recent_menu))
+    file_menu.addSeparator()
+    actions["import_corpus"] = _action(
+        window, file_menu, "Import &corpus…", "Ctrl+Shift+I", lambda: window.ask_import_corpus()
+    )
+    actions["import_corpus_files"] = _action(
+        window, file_menu, "Import corpus &files…", None, lambda: window.ask_import_corpus(files=True)
+    )
+    actions["import_rubric"] = _action(window, file_menu, "Import r&ubric…", "Ctrl+I", window.ask_import_rubric)
+    file_menu.addSeparator()
     actions["export_report"] = _action(window, file_menu, "&Export report…", "Ctrl+E", lambda: window.export_report())
+    actions["release"] = _action(window, file_menu, "Publish signed re&lease…", None, lambda: window.publish_release())
     file_menu.addSeparator()
     actions["quit"] = _action(window, file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)
 
@@ -79,6 +92,11 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     controller = window.controller
     actions["start_review"] = _action(window, review_menu, "&Start review", "Ctrl+R", controller.start_review)
     actions["approve"] = _action(window, review_menu, "&Approve", "Ctrl+Return", controller.approve)
+    move_on = _action(window, review_menu, "&Move on after approving", None, lambda: None)
+    move_on.setCheckable(True)
+    move_on.setChecked(window.settings.value(MOVE_ON_KEY, True, type=bool))
+    move_on.toggled.connect(lambda on: window.settings.setValue(MOVE_ON_KEY, on))
+    actions["move_on"] = move_on
     actions["request_changes"] = _action(
         window, review_menu, "Request &changes…", "Ctrl+Shift+Return", controller.request_changes
     )
@@ -120,7 +138,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     )
     for number, name in enumerate(("question", "edit", "calibration", "history"), start=1):
         actions[f"tab_{name}"] = _action(
-            window, go_menu, f"Show {name} tab", f"Ctrl+{number}", _tab(window, number - 1)
+            window, go_menu, f"Questions: {name} tab", f"Ctrl+{number}", _tab(window, number - 1)
         )
 
     help_menu = bar.addMenu("&Help")
@@ -139,8 +157,17 @@ def _focus_search(window: MainWindow) -> object:
     return focus
 
 
+MOVE_ON_KEY = "review/move_on_after_approving"
+
+
 def _tab(window: MainWindow, position: int) -> object:
-    return lambda: window.tabs.setCurrentIndex(position)
+    """Back to the questions page (from Runs, Results, Adjudication…) on that tab."""
+
+    def show() -> None:
+        window.pages.setCurrentWidget(window.work_splitter)
+        window.tabs.setCurrentIndex(position)
+
+    return show
 
 
 def shortcut_sheet_html(actions: dict[str, QAction]) -> str:
@@ -243,15 +270,22 @@ def _ask_judge(window: MainWindow) -> None:
 
 
 def _open_project(window: MainWindow) -> None:
-    folder = QFileDialog.getExistingDirectory(window, "Open or create a project folder")
+    """Open an existing project; a folder that is not one is refused (the window stays)."""
+    folder = QFileDialog.getExistingDirectory(window, "Open a project folder")
     if folder:
-        window.request_open(Path(folder))
+        window.request_open(Path(folder), create=False)
+
+
+def _new_project(window: MainWindow) -> None:
+    folder = QFileDialog.getExistingDirectory(window, "Choose an empty folder for the new project")
+    if folder:
+        window.request_open(Path(folder), create=True)
 
 
 def _fill_recent(window: MainWindow, menu: QMenu) -> None:
     menu.clear()
     for entry in recent_projects(window.settings):
         action = menu.addAction(entry)
-        action.triggered.connect(lambda _checked=False, path=entry: window.request_open(Path(path)))
+        action.triggered.connect(lambda _checked=False, path=entry: window.request_open(Path(path), create=False))
     if menu.isEmpty():
         menu.addAction("(none)").setEnabled(False)

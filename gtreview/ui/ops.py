@@ -17,8 +17,15 @@ comes back to the GUI thread through a queued signal:
 
 A failure reaches the op's failure handler as the real exception. Anything but a
 ``UserError`` (the user's own mistake, said in one line) or a ``Cancelled`` is a bug
-and is logged with its traceback before any handler runs; the default handler shows
-the one-line message in the window's status bar.
+and is logged with its traceback before any handler runs; a ``UserError`` is logged
+too (a warning, with its traceback: a refused calibration or a drift check that stopped
+a pass is worth reading afterwards), a ``Cancelled`` in one line. The default handler
+shows the one-line message as the window's notice.
+
+Notices: ``notify(obj, text, kind)`` is the one way any part of the UI tells the user
+something (a refusal, a result, a failure). It reaches the hub of the window ``obj``
+belongs to, whose ``noticed`` signal the window shows in its notice area; outside a
+window it is logged.
 """
 
 from __future__ import annotations
@@ -27,19 +34,21 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QThread, QThreadPool, Signal, Slot
 
 from gtreview.core.errors import Cancelled, UserError, one_line
 from gtreview.ui.changes import OpChanges, OpResult, changes_of
-from gtreview.ui.gui_thread import install_gui_thread_first, remove_gui_thread_first
+from gtreview.ui.gui_thread import install_gui_thread_first, remove_gui_thread_first, watch_work
 
 log = logging.getLogger("gtreview.ui.ops")
 
 T = TypeVar("T")
 Failure = Callable[[BaseException], None]
+NoticeKind = Literal["info", "success", "warning", "error"]
+NOTICE_KINDS: tuple[str, ...] = get_args(NoticeKind)
 
 
 # -- failures ------------------------------------------------------------------------
@@ -57,11 +66,21 @@ def failure_message(error: BaseException) -> str:
     return f"{type(error).__name__}: {one_line(error)} (details in the log)"
 
 
+def failure_kind(error: BaseException) -> NoticeKind:
+    """How a failure is shown: the user's own mistake or choice as a warning, a bug as an error."""
+    return "warning" if is_expected(error) else "error"
+
+
 def log_failure(error: BaseException, what: str = "operation") -> None:
-    if is_expected(error):
-        log.debug("%s refused: %s", what, error)
+    """Every failure of a worker goes to the log: a bug as an error, a refusal as a
+    warning (both with the traceback), a cancellation in one line."""
+    exc_info = (type(error), error, error.__traceback__)
+    if isinstance(error, Cancelled):
+        log.info("%s cancelled: %s", what, one_line(error))
+    elif isinstance(error, UserError):
+        log.warning("%s refused: %s", what, one_line(error), exc_info=exc_info)
     else:
-        log.error("%s failed: %s", what, one_line(error), exc_info=(type(error), error, error.__traceback__))
+        log.error("%s failed: %s", what, one_line(error), exc_info=exc_info)
 
 
 # -- running work ----------------------------------------------------------------------
@@ -79,7 +98,7 @@ class _Task:
         """In a pool thread."""
         try:
             self.value = self.work()
-        except Exception as exc:  # noqa: BLE001 - handed to the GUI thread, never lost
+        except BaseException as exc:  # noqa: BLE001 - handed to the GUI thread, never lost (SystemExit too)
             self.error = exc
         _relay().finished.emit(self)
 
@@ -128,12 +147,14 @@ class OpHub(QObject):
 
     changes_applied = Signal(object, object)  # OpChanges, initiator (or None)
     busy_changed = Signal(bool)  # a change is running or waiting
-    notice = Signal(str)  # a one-line message for the status bar
+    notice = Signal(str)  # a one-line message (every notice, whatever its kind)
+    noticed = Signal(str, str)  # the message and its kind (NoticeKind): what the window shows
     settled = Signal()  # every operation has finished, callbacks included
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         install_gui_thread_first()
+        watch_work(self)  # no full garbage collection while a read or change runs
         self.pool = _ops_pool()
         self._tasks: dict[int, _Task] = {}
         self._changes: deque[CollectionOp[Any]] = deque()
@@ -165,11 +186,15 @@ class OpHub(QObject):
         """Nothing running or waiting, background jobs included."""
         return not self._tasks and not self.busy
 
+    def working(self) -> bool:
+        """A read or a change is running or waiting (background jobs aside: a pass runs for hours)."""
+        return self.busy or any(not task.job for task in self._tasks.values())
+
     def drain(self, timeout_s: float = 60.0) -> bool:
         """Let every read and change finish, callbacks included (closing the window: no
         change is lost and none outlives the project). Jobs are cancelled by their owners."""
         deadline = time.monotonic() + timeout_s
-        while self.busy or any(not task.job for task in self._tasks.values()):
+        while self.working():
             if time.monotonic() > deadline:
                 log.warning("%d operation(s) still running at close", len(self._tasks))
                 return False
@@ -220,9 +245,14 @@ class OpHub(QObject):
         if not changes.empty:
             self.changes_applied.emit(changes, initiator)
 
+    def notify(self, text: str, kind: NoticeKind = "info") -> None:
+        """Tell the user ``text``; the window shows it in its notice area."""
+        self.noticed.emit(text, kind if kind in NOTICE_KINDS else "info")
+        self.notice.emit(text)
+
     def report(self, error: BaseException) -> None:
-        """The default failure handler: the one line, in the status bar."""
-        self.notice.emit(failure_message(error))
+        """The default failure handler: the one line, as an error notice."""
+        self.notify(failure_message(error), failure_kind(error))
 
 
 _shared: OpHub | None = None
@@ -232,8 +262,13 @@ def _shared_hub() -> OpHub:
     global _shared
     if _shared is None or not shiboken6.isValid(_shared):
         _shared = OpHub(QCoreApplication.instance())
-        _shared.notice.connect(lambda message: log.warning("%s", message))  # no status bar to say it in
+        _shared.noticed.connect(lambda message, kind: log.warning("%s: %s", kind, message))  # no window to say it in
     return _shared
+
+
+def notify(obj: QObject | None, text: str, kind: NoticeKind = "info") -> None:
+    """The one notice API: tell the user ``text`` in the window ``obj`` belongs to."""
+    OpHub.of(obj).notify(text, kind)
 
 
 def _alive(obj: QObject | None) -> bool:
@@ -414,13 +449,16 @@ __all__ = [
     "BackgroundJob",
     "CollectionOp",
     "LatestQuery",
+    "NoticeKind",
     "OpChanges",
     "OpHub",
     "OpResult",
     "QueryOp",
     "changes_of",
+    "failure_kind",
     "failure_message",
     "install_gui_thread_first",
     "log_failure",
+    "notify",
     "remove_gui_thread_first",
 ]

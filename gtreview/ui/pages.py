@@ -14,10 +14,11 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from gtreview.app.corpus_review import CONFIRMED_SYNONYMS, inventory_with_confirmations, set_synonym_confirmed
 from gtreview.app.reports import write_report
 from gtreview.corpus.inventory import CorpusInventory
+from gtreview.ui.flow import FlowMixin
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, QueryOp, failure_message
 
 
-class PagesMixin:
+class PagesMixin(FlowMixin):
     """Expects the MainWindow attributes it uses (project, pages, views, controllers, status bar)."""
 
     project: Any
@@ -28,6 +29,7 @@ class PagesMixin:
     adjudication: Any
 
     statusBar: Any  # provided by QMainWindow (the mixin comes first in the bases)
+    notify: Any  # MainWindow.notify(text, kind): the one notice API
 
     @property
     def results_run_id(self) -> int | None:
@@ -50,7 +52,7 @@ class PagesMixin:
     def export_report(self, path: Path | None = None) -> None:
         run_id = self.results_run_id
         if run_id is None:
-            self.statusBar().showMessage("Open a pass's results first (Runs in the navigator).", 5000)
+            self.notify("Open a pass's results first (Runs in the navigator).", "warning")
             return
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(self._widget, "Export report", f"run-{run_id}.pdf", "PDF (*.pdf)")
@@ -65,25 +67,26 @@ class PagesMixin:
         def work() -> Path:
             return write_report(engine, run_id, target, results=shown, analysis=analysis).path
 
-        self.statusBar().showMessage(f"Writing the report of run {run_id}…")
-        BackgroundJob(
-            self._widget, op=work, success=lambda out: self.statusBar().showMessage(f"Wrote {out}", 10000)
-        ).failure(
-            lambda error: self.statusBar().showMessage(f"Report failed: {failure_message(error)}", 10000)
+        self.notify(f"Writing the report of run {run_id}…", "info", 0)
+        BackgroundJob(self._widget, op=work, success=lambda out: self.notify(f"Wrote {out}", "success")).failure(
+            lambda error: self.notify(f"Report failed: {failure_message(error)}", "error")
         ).run_in_background()
 
     def show_corpus(self) -> None:
         """The corpus exploration report, computed in a worker (a few seconds on large corpora)."""
         engine = self.project.engine
-        self.statusBar().showMessage("Exploring the corpus…")
+        self.notify("Exploring the corpus…", "info", 0)
 
         def done(inventory: CorpusInventory) -> None:
-            self.corpus_view.show_inventory(inventory)
+            if inventory.documents:
+                self.corpus_view.show_inventory(inventory)
+            else:
+                self.corpus_view.show_empty()  # says how to import one
             self.pages.setCurrentWidget(self.corpus_view)
-            self.statusBar().showMessage("Corpus explored.", 4000)
+            self.notify("Corpus explored.", "success")
 
         QueryOp(self._widget, op=lambda: inventory_with_confirmations(engine), success=done).failure(
-            lambda error: self.statusBar().showMessage(f"Cannot explore the corpus: {failure_message(error)}", 10000)
+            lambda error: self.notify(f"Cannot explore the corpus: {failure_message(error)}", "error")
         ).run_in_background()
 
     def confirm_synonym(self, canonical: str, forms: list[str], confirmed: bool) -> None:
@@ -96,7 +99,7 @@ class PagesMixin:
         CollectionOp(self._widget, save).run_in_background(initiator=self.corpus_view)
 
     def show_adjudication(self) -> None:
-        self.statusBar().showMessage("Reading the adjudication queue…")
+        self.notify("Reading the adjudication queue…", "info", 0)
         self.adjudication.open_queue(self.results_run_id, self.set_id, self._turn_to(self.adjudication.queue_view))
 
     def show_grading(self) -> None:

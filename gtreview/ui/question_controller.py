@@ -2,6 +2,12 @@
 
 Every read is an op (the list, one question's tabs, a diff); a change refreshes only the
 rows it names and the tabs when their question is among them.
+
+The tabs show the question selected in the list, and only while the filters show its
+row: a search that hides it empties them (what was being typed is saved first), and the
+review actions have nothing to act on until a visible row is selected. Findings include
+the evidence locators the corpus does not resolve, live in the editor and counted in
+the list.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
-from gtreview.ui.widgets.history_view import HistoryView
+from gtreview.ui.widgets.history_view import HistoryView, change_requests_html
 from gtreview.ui.widgets.question_editor import QuestionEditor
 from gtreview.ui.widgets.question_list import QuestionList
 from gtreview.ui.widgets.source_pane import SourcePane
@@ -42,9 +48,16 @@ class _Pane:
     html: str
 
 
+NO_QUESTION_HTML = (
+    "<p><i>No question is shown.</i> Select one in the list; the search and the filters may hide the "
+    "question that was selected.</p>"
+)
+
+
 class QuestionController(QObject):
     status_changed = Signal()  # the set's name, sign-offs or row counts changed
     set_opened = Signal(int)
+    target_changed = Signal()  # the question the review actions would act on may have changed
 
     def __init__(self, engine: Engine, index: SharedIndex, widgets: ReviewWidgets, parent: QObject) -> None:
         super().__init__(parent)
@@ -57,9 +70,48 @@ class QuestionController(QObject):
         self._pane = LatestQuery(self)
         self._diff = LatestQuery(self)
         self._hidden: dict[QWidget, Callable[[], None]] = {}  # tabs to redraw when turned to
+        self._resetting = False  # the list is being refilled: the selection comes back after
         widgets.tabs.currentChanged.connect(self._tab_shown)
         widgets.question_list.question_selected.connect(self.show_question)
         widgets.history.diff_requested.connect(self._request_diff)
+        widgets.editor.checks = lambda content: review.question_findings(content, index.ready)
+        proxy = widgets.question_list.proxy
+        for signal in (proxy.rowsRemoved, proxy.rowsInserted, proxy.layoutChanged, proxy.modelReset):
+            signal.connect(self._follow_filter)
+        widgets.question_list.table.selectionModel().currentRowChanged.connect(self._follow_filter)
+
+    # -- what is on screen ---------------------------------------------------------
+    def review_target(self, page_shown: bool) -> tuple[int | None, str | None]:
+        """What the review actions act on: the set while its question page is shown, and
+        the selected question while the filters show its row."""
+        if not page_shown or self.set_id is None:
+            return None, None
+        qid = self.qid
+        if qid is None or self.w.question_list.current_qid() != qid:
+            return self.set_id, None
+        return self.set_id, qid
+
+    def _follow_filter(self) -> None:
+        """The filters (or a refill) changed the rows: empty the tabs if their question went."""
+        if self._resetting:
+            return
+        if self.qid is not None and self.w.question_list.current_qid() is None:
+            self._clear_pane()
+        self.target_changed.emit()
+
+    def _clear_pane(self) -> None:
+        self.w.editor.commit_pending()  # belongs to the question being hidden
+        self.qid, self.shown = None, None
+        self._pane.cancel()
+        self._hidden.clear()
+        self.w.question_view.setHtml(NO_QUESTION_HTML)
+        self.w.editor.clear()
+        self.w.editor.setEnabled(False)
+        self.w.fixtures.load({})
+        self.w.fixtures.findings.setVisible(False)
+        self.w.fixtures.setEnabled(False)
+        self.w.history.show_history([], [])
+        self.w.source_pane.clear()
 
     # -- reading -----------------------------------------------------------------
     def open_set(self, set_id: int, select: str | None = None) -> None:
@@ -68,17 +120,24 @@ class QuestionController(QObject):
         if set_id != self.set_id:
             self.qid = None
         self.set_id = set_id
-        engine = self.engine
-        self._rows.run(lambda: review.set_overview(engine, set_id), lambda o: self._show_set(o, select))
+        engine, index = self.engine, self.index
+        self._rows.run(
+            lambda: review.set_overview(engine, set_id, index=index.get()), lambda o: self._show_set(o, select)
+        )
 
     def _show_set(self, overview: review.SetOverview, select: str | None) -> None:
         if overview.set_id != self.set_id:
             return
         self.overview = overview
         listing = self.w.question_list
-        listing.set_rows(overview.rows, select_first=select is None)
-        if select is not None and not listing.select(select) and overview.rows:
-            listing.table.selectRow(0)
+        self._resetting = True
+        try:
+            listing.set_rows(overview.rows, select_first=select is None, key=overview.set_id)
+            if select is not None and not listing.select(select) and listing.proxy.rowCount():
+                listing.table.selectRow(0)
+        finally:
+            self._resetting = False
+        self._follow_filter()  # the filters may show none of the rows
         self.status_changed.emit()
         self.set_opened.emit(overview.set_id)
 
@@ -88,6 +147,7 @@ class QuestionController(QObject):
         if self.shown != (self.set_id, qid):
             self.w.editor.commit_pending()  # belongs to the question being left
         self.qid = qid
+        self.target_changed.emit()
         self._load_pane(self.set_id, qid)
 
     def _load_pane(self, set_id: int, qid: str) -> None:
@@ -97,7 +157,9 @@ class QuestionController(QObject):
             pane = review.question_pane(engine, index.get(), set_id, qid)
             detail = pane.detail
             return _Pane(
-                pane, html.question_html(detail.question, detail.review_status.value, detail.version, detail.findings)
+                pane,
+                change_requests_html(pane.history)  # what was asked, where the question is reviewed
+                + html.question_html(detail.question, detail.review_status.value, detail.version, detail.findings),
             )
 
         self._pane.run(read, self._show_pane)
@@ -117,10 +179,10 @@ class QuestionController(QObject):
         self.w.editor.setEnabled(not retired)  # retired questions stay as they were retired
         self.w.fixtures.setEnabled(not retired)
         self._when_shown(self.w.history, lambda: self.w.history.show_history(pane.history, pane.versions))
-        if not same:
-            if self.w.source_pane.index is None and self.index.ready is not None:
-                self.w.source_pane.set_index(self.index.ready)
-            self.w.source_pane.show_evidence(detail.question.evidence, detail.evidence)
+        if self.w.source_pane.index is None and self.index.ready is not None:
+            self.w.source_pane.set_index(self.index.ready)
+        # the same question again keeps its place, and is redrawn only if its evidence changed
+        self.w.source_pane.show_evidence(detail.question.evidence, detail.evidence, keep_place=same)
 
     def _when_shown(self, tab: QWidget, draw: Callable[[], None]) -> None:
         """Draw a tab now if it is the one shown, else when it is turned to (the question's
@@ -170,9 +232,9 @@ class QuestionController(QObject):
             return
         qids = sorted(changes.question_ids(set_id))
         if qids:
-            engine = self.engine
+            engine, index = self.engine, self.index
             QueryOp(
-                self, op=lambda: review.set_overview(engine, set_id, qids), success=self._update_rows
+                self, op=lambda: review.set_overview(engine, set_id, qids, index.get()), success=self._update_rows
             ).run_in_background()
         if self.shown is not None and (self.shown[1] in qids or changes.corpus) and self.shown[1] == self.qid:
             self._load_pane(*self.shown)

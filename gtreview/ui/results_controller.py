@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 from sqlalchemy import Engine
 
 from gtreview.app.results import ResultsBundle, load_results, reportable_runs
-from gtreview.ui.ops import LatestQuery, OpChanges, failure_message
+from gtreview.ui.ops import LatestQuery, OpChanges, failure_kind, failure_message, notify
 from gtreview.ui.widgets.results_view import ResultsView, leaderboard_rows
 
 
@@ -58,7 +58,7 @@ class ResultsController(QObject):
                 self.message.emit(f"Run {shown.run_id} analysed.")
 
         def failed(error: BaseException) -> None:
-            self.message.emit(f"Cannot show run {run_id}: {failure_message(error)}")
+            notify(self, f"Cannot show run {run_id}: {failure_message(error)}", failure_kind(error))
 
         self._load.run(read, show, failed)
 

@@ -3,14 +3,21 @@
 Each slot asks for what the action needs (a comment, a confirmation) and hands one
 workflow call to a ``CollectionOp``; the rules live in the workflow, and the window
 refreshes what the op says changed.
+
+A review action acts only on the question on screen (``current`` says which: none when
+the question page is not shown or the filters hide the selected row; the actions are
+disabled then). It first commits the field being typed in, so what is approved is what
+the expert sees, and it is refused when that edit (or any queued before it) could not be
+saved. An approval, a retirement and a sign-off end the undo history, and say so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QInputDialog, QWidget
+from PySide6.QtCore import QObject, Signal, SignalInstance
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine
 
 from gtreview.app import workflow
@@ -20,22 +27,37 @@ from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend
 from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store.project import Project
-from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, QueryOp, failure_message
+from gtreview.ui.dialogs.comment import ask_comment
+from gtreview.ui.editing_session import EditSession
+from gtreview.ui.ops import (
+    BackgroundJob,
+    CollectionOp,
+    OpChanges,
+    OpResult,
+    QueryOp,
+    failure_kind,
+    failure_message,
+    notify,
+)
+from gtreview.ui.project_index import SharedIndex
 
 CommentAsker = Callable[[str, str], "str | None"]
 
+#: Actions on the question shown, and on its set: enabled only while there is one on screen.
+QUESTION_ACTIONS = ("start_review", "approve", "request_changes", "reopen", "retire", "calibrate")
+SET_ACTIONS = ("sign_off", "calibrate_set")
+NOTHING_SHOWN = "No question is on screen: show the question page and select a question the filters show."
+SEALED = " Undo history cleared: undo does not reach back past a review decision."
+
 
 def ask_comment_dialog(parent: QWidget) -> CommentAsker:
-    def ask(title: str, prompt: str) -> str | None:
-        text, ok = QInputDialog.getMultiLineText(parent, title, prompt)
-        return text if ok else None
-
-    return ask
+    return lambda title, prompt: ask_comment(parent, title, prompt)
 
 
 class ReviewController(QObject):
     message = Signal(str)
     calibrated = Signal(int, list)  # set id, question ids
+    approved = Signal(int, str)  # set id, question id: the window may move on
 
     def __init__(
         self,
@@ -44,39 +66,122 @@ class ReviewController(QObject):
         reviewer: Callable[[], str],
         ask_comment: CommentAsker,
         parent: QObject | None = None,
+        *,
+        edits: EditSession | None = None,
+        commit_pending: Callable[[], None] | None = None,
+        index: SharedIndex | None = None,
     ) -> None:
         super().__init__(parent)
         self.project = project
-        self.current = current
+        self.current = current  # the question on screen: (set, question), either None when there is none
         self.reviewer = reviewer
         self.ask_comment = ask_comment
+        self.edits = edits  # the undo history and its refused saves
+        self.commit_pending = commit_pending or (lambda: None)  # the field being typed in
+        self.index = index  # the corpus index, for the locator check of an approval
         self.open_backend: Callable[[str], CompletionBackend] = open_backend
         self.busy = False
+        self._actions: dict[str, QAction] = {}
 
-    def _run(self, verb: str, action: Callable[[int, str], None]) -> None:
+    # -- what the actions act on -----------------------------------------------------
+    def bind_actions(self, actions: dict[str, QAction], *changed: SignalInstance) -> None:
+        """Enable the review actions only while there is something on screen to act on;
+        ``changed`` are the signals after which that may differ (page, selection, filter)."""
+        self._actions = actions
+        for signal in changed:
+            signal.connect(self.refresh_actions)
+        self.refresh_actions()
+
+    def refresh_actions(self) -> None:
+        set_id, qid = self.current()
+        for name in QUESTION_ACTIONS:
+            if name in self._actions:
+                self._actions[name].setEnabled(set_id is not None and qid is not None)
+        for name in SET_ACTIONS:
+            if name in self._actions:
+                self._actions[name].setEnabled(set_id is not None)
+
+    def _prepare(self) -> int:
+        """Commit the field being typed in (its save is queued before the action); the
+        count of refused saves before it, to refuse the action if one is refused since."""
+        before = self.edits.refusals if self.edits is not None else 0
+        self.commit_pending()
+        return before
+
+    def _seal(self) -> str:
+        return SEALED if self.edits is not None and self.edits.seal() else ""
+
+    def _run(
+        self,
+        verb: str,
+        action: Callable[[int, str], None],
+        *,
+        refusals: int | None = None,
+        seal: bool = False,
+        refused: Callable[[BaseException], bool] | None = None,
+        then: Callable[[int, str], None] | None = None,
+    ) -> None:
         set_id, qid = self.current()
         if set_id is None or qid is None:
-            self.message.emit("Select a question first.")
+            notify(self, NOTHING_SHOWN, "warning")
             return
-        reviewer = self.reviewer()
+        before = self._prepare() if refusals is None else refusals
+        reviewer, edits = self.reviewer(), self.edits
 
         def act() -> OpChanges:
+            if edits is not None and edits.refusals != before:  # set on the GUI thread before this ran
+                raise workflow.WorkflowError("an edit just made was not saved; check the field and try again")
             action(set_id, qid)
             return OpChanges.of_questions(set_id, qid)
 
-        CollectionOp(self, act).success(
-            lambda _changes: self.message.emit(f"{qid}: {verb} recorded by {reviewer}.")
-        ).failure(lambda error: self.message.emit(f"Cannot {verb} {qid}: {failure_message(error)}")).run_in_background(
-            initiator=self
-        )
+        def done(_changes: OpChanges) -> None:
+            notify(self, f"{qid}: {verb} recorded by {reviewer}." + (self._seal() if seal else ""), "success")
+            if then is not None:
+                then(set_id, qid)
+
+        def failed(error: BaseException) -> None:
+            if refused is None or not refused(error):
+                notify(self, f"Cannot {verb} {qid}: {failure_message(error)}", failure_kind(error))
+
+        CollectionOp(self, act).success(done).failure(failed).run_in_background(initiator=self)
 
     def start_review(self) -> None:
         engine, reviewer = self.project.engine, self.reviewer()
         self._run("start review of", lambda s, q: workflow.start_review(engine, s, q, reviewer=reviewer))
 
     def approve(self) -> None:
-        engine, reviewer = self.project.engine, self.reviewer()
-        self._run("approve", lambda s, q: workflow.approve(engine, s, q, reviewer=reviewer))
+        """Approve the question on screen; one whose evidence does not all resolve asks why,
+        and the reason is kept with the approval."""
+        self._approve("")
+
+    def _approve(self, reason: str) -> None:
+        engine, reviewer, shared = self.project.engine, self.reviewer(), self.index
+
+        def act(set_id: int, qid: str) -> None:
+            index = shared.get() if shared is not None else None
+            workflow.approve(engine, set_id, qid, reviewer=reviewer, index=index, unresolved_reason=reason)
+
+        self._run(
+            "approve", act, seal=True, refused=None if reason.strip() else self._ask_reason, then=self.approved.emit
+        )
+
+    def _ask_reason(self, error: BaseException) -> bool:
+        """An approval refused for unresolved evidence: ask why, and approve again with the reason."""
+        if not isinstance(error, workflow.UnresolvedEvidence):
+            return False
+        if self.current()[1] != error.qid:
+            notify(self, f"{error.qid} not approved: it is no longer on screen.", "warning")
+            return True
+        locators = "\n".join(f"• {f.message}" for f in error.findings)
+        reason = self.ask_comment(
+            f"Approve {error.qid} with unresolved evidence",
+            f"{locators}\n\nWhy approve it anyway? The reason is kept with the approval.",
+        )
+        if reason is None or not reason.strip():
+            notify(self, f"{error.qid} not approved: unresolved evidence needs a reason to approve.", "warning")
+            return True
+        self._approve(reason)
+        return True
 
     def reopen(self) -> None:
         engine, reviewer = self.project.engine, self.reviewer()
@@ -86,37 +191,52 @@ class ReviewController(QObject):
         self._with_comment("request changes on", "What should change?", workflow.request_changes)
 
     def retire(self) -> None:
-        self._with_comment("retire", "Why retire this question? Retired questions stay retired.", workflow.retire)
+        self._with_comment(
+            "retire", "Why retire this question? Retired questions stay retired.", workflow.retire, seal=True
+        )
 
-    def _with_comment(self, verb: str, prompt: str, action: Callable[..., None]) -> None:
+    def _with_comment(self, verb: str, prompt: str, action: Callable[..., None], *, seal: bool = False) -> None:
         _, qid = self.current()
-        comment = self.ask_comment(f"{verb.capitalize()} {qid or ''}".strip(), prompt)
+        if qid is None:
+            notify(self, NOTHING_SHOWN, "warning")
+            return
+        before = self._prepare()  # what is being typed is saved before the dialog opens
+        comment = self.ask_comment(f"{verb.capitalize()} {qid}", prompt)
         if comment is None:
             return
         engine, reviewer = self.project.engine, self.reviewer()
-        self._run(verb, lambda s, q: action(engine, s, q, reviewer=reviewer, comment=comment))
+        self._run(
+            verb, lambda s, q: action(engine, s, q, reviewer=reviewer, comment=comment), refusals=before, seal=seal
+        )
 
     def sign_off(self) -> None:
         set_id, _ = self.current()
         if set_id is None:
+            notify(self, "Open the set's question page to sign it off.", "warning")
             return
+        before = self._prepare()
         comment = self.ask_comment("Sign off the set", "Sign-off note (the set is frozen as it is now):")
         if comment is None:
             return
-        engine, reviewer = self.project.engine, self.reviewer()
+        engine, reviewer, edits = self.project.engine, self.reviewer(), self.edits
 
         def sign() -> OpResult[workflow.SignoffInfo]:
+            if edits is not None and edits.refusals != before:
+                raise workflow.WorkflowError("an edit just made was not saved; check the field and try again")
             signed = workflow.sign_off(engine, set_id, reviewer=reviewer, comment=comment)
             return OpResult(signed, OpChanges(sets=frozenset({set_id})))
 
         def done(result: OpResult[workflow.SignoffInfo]) -> None:
             signed = result.value
-            self.message.emit(
+            notify(
+                self,
                 f"Signed off as #{signed.number}: {signed.question_count} questions, hash {signed.content_hash[:12]}…"
+                + self._seal(),
+                "success",
             )
 
         CollectionOp(self, sign).success(done).failure(
-            lambda error: self.message.emit(f"Cannot sign off: {failure_message(error)}")
+            lambda error: notify(self, f"Cannot sign off: {failure_message(error)}", failure_kind(error))
         ).run_in_background(initiator=self)
 
     # -- calibration -------------------------------------------------------------
@@ -124,15 +244,19 @@ class ReviewController(QObject):
         set_id, qid = self.current()
         if set_id is not None and qid is not None:
             self._calibrate(set_id, [qid])
+        else:
+            notify(self, NOTHING_SHOWN, "warning")
 
     def calibrate_set(self) -> None:
         set_id, _ = self.current()
         if set_id is not None:
             self._calibrate(set_id, None)  # the active questions, read in the job
+        else:
+            notify(self, "Open the set's question page to calibrate it.", "warning")
 
     def _calibrate(self, set_id: int, qids: list[str] | None) -> None:
         if self.busy:
-            self.message.emit("A calibration is already running.")
+            notify(self, "A calibration is already running.", "warning")
             return
         engine = self.project.engine
         self.busy = True
@@ -165,16 +289,20 @@ class ReviewController(QObject):
             self.busy = False
             results = outcome.value
             ok = sum(1 for r in results if r.reproduced)
-            self.message.emit(f"Calibration with {spec}: {ok} of {len(results)} question(s) reproduced.")
+            notify(
+                self,
+                f"Calibration with {spec}: {ok} of {len(results)} question(s) reproduced.",
+                "success" if ok == len(results) else "warning",
+            )
             self.calibrated.emit(set_id, [r.question_id for r in results])
 
         count = "the active" if qids is None else str(len(qids))
-        self.message.emit(f"Calibrating {count} question(s) with {spec}…")
+        notify(self, f"Calibrating {count} question(s) with {spec}…")
         BackgroundJob(self, op=work, success=done).failure(self._calibration_failed).run_in_background()
 
     def _calibration_failed(self, error: BaseException) -> None:
         self.busy = False
-        self.message.emit(f"Calibration failed: {failure_message(error)}")
+        notify(self, f"Calibration failed: {failure_message(error)}", failure_kind(error))
 
 
 def _remember_judge(engine: Engine, spec: str) -> OpChanges:

@@ -1,29 +1,47 @@
-"""Running a benchmark pass from the app: in a worker thread, with progress and cancel."""
+"""Running a benchmark pass from the app: in a worker thread, with progress and cancel,
+resuming a stopped pass from its stored configuration, and stopping cleanly on quit."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
 
-from gtreview.app.passes import PassCancelled, run_benchmark_pass
+from gtreview.app.passes import PassCancelled, ResumablePass, resumable_pass, run_benchmark_pass
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend
 from gtreview.runs.execute import PassEvent, PassResult
 from gtreview.runs.plan import PassConfig
 from gtreview.store.project import Project
-from gtreview.ui.ops import BackgroundJob, OpChanges, OpResult, failure_message
+from gtreview.ui.ops import BackgroundJob, OpChanges, OpResult, QueryOp, failure_kind, failure_message, notify
+
+
+def ask_to_stop_pass(parent: QWidget | None) -> bool:
+    """Quitting while a pass runs: cancel it (what finished is kept) or stay."""
+    answer = QMessageBox.question(
+        parent,
+        "A pass is running",
+        "A benchmark pass is running. Cancel it and quit?\n\n"
+        "Every answer and verdict finished so far is stored; Resume in the Runs view carries on.",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
 
 
 class RunController(QObject):
     progressed = Signal(object)  # PassEvent, delivered on the GUI thread (not ``event``: that is QObject.event)
     finished = Signal(str)  # a one-line outcome
+    started = Signal(str)  # the pass's name, once it is handed to a worker
 
     def __init__(self, project: Project, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = project
         self.open_backend: Callable[[str], CompletionBackend] = open_backend
+        self.ask_stop: Callable[[QWidget | None], bool] = ask_to_stop_pass
         self._cancel: threading.Event | None = None
 
     @property
@@ -51,25 +69,59 @@ class RunController(QObject):
         def done(outcome: OpResult[PassResult]) -> None:
             self._cancel = None
             result = outcome.value
-            self.finished.emit(
+            said = (
                 f"Run {result.run_id} finished: {result.generated} answers, {result.generation_errors} errors, "
                 f"{result.judged} judged, {result.unscored} unscored, {result.pairs} pairs."
             )
+            notify(self, said, "success")
+            self.finished.emit(said)
 
         def failed(error: BaseException) -> None:
             self._cancel = None
             if isinstance(error, PassCancelled):
-                self.finished.emit("Pass cancelled; everything finished so far is stored. Run it again to resume.")
+                said = "Pass cancelled; everything finished so far is stored. Resume it from Runs."
             else:
-                self.finished.emit(f"Pass stopped: {failure_message(error)}")
+                said = f"Pass stopped: {failure_message(error)}"  # a failed drift check too
+            notify(self, said, failure_kind(error))
+            self.finished.emit(said)
 
         self._cancel = cancel
         BackgroundJob(self, op=work, success=done).failure(failed).run_in_background()
+        self.started.emit(config.name)
         return True
+
+    def resume(self, run_id: int) -> None:
+        """Run a stopped (or interrupted) pass again as it was stored: it carries on where it stopped."""
+        if self.running:
+            notify(self, "One pass runs at a time: cancel the running one first.", "warning")
+            return
+        engine = self.project.engine
+
+        def go(found: ResumablePass) -> None:
+            if not self.start(found.config, found.set_id):  # as stored: no runtime defaults added again
+                notify(self, "One pass runs at a time: cancel the running one first.", "warning")
+
+        QueryOp(self, op=lambda: resumable_pass(engine, run_id), success=go).failure(
+            lambda error: notify(self, f"Cannot resume run {run_id}: {failure_message(error)}", "warning")
+        ).run_in_background()
 
     def cancel(self) -> None:
         if self._cancel is not None:
             self._cancel.set()
 
+    def confirm_close(self, parent: QWidget | None, timeout_s: float = 120.0) -> bool:
+        """Whether the window may close: no pass, or the user chose to cancel it, and it
+        has stopped (what it finished is stored; the run reads as stopped, resumable)."""
+        if not self.running:
+            return True
+        if not self.ask_stop(parent):
+            return False
+        self.cancel()
+        deadline = time.monotonic() + timeout_s
+        while self.running and time.monotonic() < deadline:
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents, 50)
+            time.sleep(0.01)
+        return True
 
-__all__ = ["PassEvent", "RunController"]
+
+__all__ = ["PassEvent", "RunController", "ask_to_stop_pass"]

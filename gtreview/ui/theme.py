@@ -1,10 +1,16 @@
-"""Light and dark themes that follow the system's colour scheme (Fusion style)."""
+"""Light and dark themes (Fusion style): the system's colour scheme, or the one chosen in
+Preferences. The HTML views and the charts take their colours from the palette set here."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
+
+from gtreview.ui.widgets import html
+
+THEME_KEY = "preferences/theme"
+THEMES = {"system": "System", "light": "Light", "dark": "Dark"}
 
 DARK = {
     QPalette.ColorRole.Window: "#2b2d30",
@@ -16,10 +22,21 @@ DARK = {
     QPalette.ColorRole.Text: "#e6e6e6",
     QPalette.ColorRole.Button: "#35373b",
     QPalette.ColorRole.ButtonText: "#e6e6e6",
+    QPalette.ColorRole.BrightText: "#ff7b86",
     QPalette.ColorRole.Highlight: "#3d6fa5",
     QPalette.ColorRole.HighlightedText: "#ffffff",
     QPalette.ColorRole.Link: "#7fb2e5",
+    QPalette.ColorRole.LinkVisited: "#b39ddb",
     QPalette.ColorRole.PlaceholderText: "#8a8a8a",
+    QPalette.ColorRole.Mid: "#4a4d52",
+    QPalette.ColorRole.Midlight: "#3a3d41",
+    QPalette.ColorRole.Dark: "#1a1b1e",
+    QPalette.ColorRole.Shadow: "#111111",
+}
+DISABLED = {
+    QPalette.ColorRole.WindowText: "#7a7a7a",
+    QPalette.ColorRole.Text: "#7a7a7a",
+    QPalette.ColorRole.ButtonText: "#7a7a7a",
 }
 
 
@@ -27,18 +44,36 @@ def is_dark() -> bool:
     return QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark
 
 
-def apply_theme(app: QApplication) -> None:
-    """Fusion with the system's scheme; re-applied when the system switches."""
+def theme_choice(settings: QSettings) -> str:
+    """The theme chosen in Preferences (``system`` when none or an unknown one is stored)."""
+    choice = str(settings.value(THEME_KEY, "system") or "system")
+    return choice if choice in THEMES else "system"
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    for role, colour in DARK.items():
+        palette.setColor(role, QColor(colour))
+    for role, colour in DISABLED.items():
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(colour))
+    return palette
+
+
+def apply_theme(app: QApplication, choice: str = "system") -> None:
+    """Fusion in the chosen scheme (``system``, ``light`` or ``dark``); every widget is told."""
     app.setStyle("Fusion")
-    if is_dark():
-        palette = QPalette()
-        for role, colour in DARK.items():
-            palette.setColor(role, QColor(colour))
-        app.setPalette(palette)
-    else:
-        app.setPalette(app.style().standardPalette())
+    dark = is_dark() if choice not in ("light", "dark") else choice == "dark"
+    palette = dark_palette() if dark else app.style().standardPalette()
+    html.use_palette(palette)  # before the widgets hear of the change and draw again
+    app.setPalette(palette)
 
 
-def follow_system_theme(app: QApplication) -> None:
-    apply_theme(app)
-    QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _scheme: apply_theme(app))
+def follow_system_theme(app: QApplication, settings: QSettings) -> None:
+    """The chosen theme now; when it is ``system``, again whenever the system switches."""
+    apply_theme(app, theme_choice(settings))
+
+    def switched(_scheme: Qt.ColorScheme) -> None:
+        if theme_choice(settings) == "system":
+            apply_theme(app, "system")
+
+    QGuiApplication.styleHints().colorSchemeChanged.connect(switched)

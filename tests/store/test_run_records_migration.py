@@ -25,6 +25,8 @@ def _as_revision_0006(folder: Path) -> None:
     with engine.begin() as connection:
         connection.execute(text("DROP TABLE run_record"))
         connection.execute(text("ALTER TABLE benchmark_set DROP COLUMN source_text"))  # revision 0008
+        connection.execute(text("ALTER TABLE run DROP COLUMN owner"))  # revision 0009
+        connection.execute(text("ALTER TABLE run DROP COLUMN heartbeat_at"))
         for run_id, source, stored in connection.execute(text("SELECT id, source, config_json FROM run")).all():
             legacy = json.loads(stored)
             legacy.pop("schema_version")

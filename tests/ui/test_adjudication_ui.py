@@ -146,3 +146,122 @@ def test_blind_grading_is_keyboard_first_and_hides_the_model(qtbot, sample_windo
     assert "Grade saved (1 of 20)" in window.statusBar().currentMessage()
     (grade,) = adjudication_repo.grades(window.project.engine, 1)
     assert grade.grader == "Dr Test" and grade.blind and grade.gate_passed and grade.total >= 3
+
+
+# -- feedback: why it is queued, the decision in force, one numbering, no stale decisions --------
+
+
+def open_queue(qtbot, window):  # type: ignore[no-untyped-def]
+    run_flagging_pass(qtbot, window)
+    window.menu_actions["adjudication"].trigger()
+    settle(qtbot, window)
+    return window.adjudication.queue_view
+
+
+def cli_text(capsys, *argv: str) -> str:  # type: ignore[no-untyped-def]
+    from gtreview.cli.main import main
+
+    capsys.readouterr()
+    assert main(list(argv)) == 0
+    return str(capsys.readouterr().out)
+
+
+def override_here(qtbot, window, view, reason: str = "gate condition not met") -> None:  # type: ignore[no-untyped-def]
+    view.form.gate.setChecked(False)
+    view.form.reason.setText(reason)
+    view.override_button.click()
+    settle(qtbot, window)
+
+
+def test_the_detail_leads_with_why_it_was_flagged_the_answer_and_the_verdict(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    view = open_queue(qtbot, window)
+    assert view.text(0, 5) == "novel"  # the judge's note, in the queue itself
+    view.select(1)
+    settle(qtbot, window)
+    shown = view.detail.toPlainText()
+    why, gate = shown.index("The judge asked for an expert: novel"), shown.index("Gate passed: because")
+    answer, judge, marking = shown.index("The reef answer"), shown.index("Judge"), shown.index("QUESTION A1")
+    assert why < answer and gate < answer and answer < judge < marking  # the marking block comes last
+    assert "Decision in force" in shown and "none yet" in shown
+
+
+def test_an_override_keeps_the_place_and_the_form_shows_the_decision_in_force(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    view = open_queue(qtbot, window)
+    view.select(2)
+    settle(qtbot, window)
+    chosen = view.current()
+    assert view.form.gate.isChecked()  # the judge passed the gate
+    spin = next(iter(view.form.spins.values()))
+    view.form.gate.setChecked(True)
+    spin.setValue(2)
+    view.form.reason.setText("credit the mechanism")
+    view.override_button.click()
+    settle(qtbot, window)
+    assert view.table.currentIndex().row() == 2 and view.current().key == chosen.key  # the place is kept
+    assert "override recorded" in window.statusBar().currentMessage() and window.notices.kind == "success"
+    assert next(iter(view.form.spins.values())).value() == 2  # the form, read again, holds the override
+    view.select(0)
+    settle(qtbot, window)
+    view.select(2)  # back again: the form starts from the override, not the judge's awards
+    settle(qtbot, window)
+    assert next(iter(view.form.spins.values())).value() == 2 and view.form.gate.isChecked()
+    assert "override #" in view.form.origin.text()
+    (step,) = [view.history.item(n).text() for n in range(view.history.count())]
+    assert "{" not in step and "gate passed" in step and "2" in step and "credit the mechanism" in step
+
+
+def test_a_revert_from_the_command_line_shows_when_the_queue_is_read_again(qtbot, sample_window, capsys) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    view = open_queue(qtbot, window)
+    view.select(0)
+    settle(qtbot, window)
+    key = view.current().key
+    override_here(qtbot, window, view)
+    assert view.history.count() == 1 and view.text(0, 4) == "yes" and not view.form.gate.isChecked()
+    where = ["--run", "1", "--project", str(window.project.folder)]
+    cli_text(capsys, "adjudicate", "revert", *where, "--item", key, "--reason", "second look")
+    window.menu_actions["adjudication"].trigger()  # the queue read again
+    settle(qtbot, window)
+    assert view.current().key == key and view.history.count() == 2 and view.text(0, 4) == ""
+    assert view.form.gate.isChecked()  # the judge's verdict is in force again
+
+
+def test_a_decision_on_an_item_changed_elsewhere_is_refused_and_said(qtbot, sample_window, capsys) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    view = open_queue(qtbot, window)
+    view.select(0)
+    settle(qtbot, window)
+    key = view.current().key
+    where = ["--run", "1", "--project", str(window.project.folder)]
+    cli_text(capsys, "adjudicate", "override", *where, "--item", key, "--gate", "fail", "--reason", "elsewhere")
+    assert view.confirm_button.isEnabled()  # the app has not heard of it yet
+    view.confirm_button.click()
+    settle(qtbot, window)
+    kind, said = window.notices.recent[-1]
+    assert kind == "warning" and said.startswith("Not recorded: the item changed since it was shown")
+    actions = [d.action for d in adjudication_repo.adjudications(window.project.engine, 1, key)]
+    assert actions == ["override"]  # nothing recorded over what the expert never saw
+    assert view.text(0, 4) == "yes" and view.history.count() == 1 and not view.form.gate.isChecked()  # shown as it is
+    view.confirm_button.click()  # now decided against what is shown
+    settle(qtbot, window)
+    assert [d.action for d in adjudication_repo.adjudications(window.project.engine, 1, key)] == ["override", "confirm"]
+
+
+def test_the_app_and_the_command_line_number_samples_alike(qtbot, sample_window, capsys) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app.adjudicate import item_label, sample_number
+
+    window = sample_window
+    view = open_queue(qtbot, window)
+    listing = cli_text(capsys, "adjudicate", "list", "--run", "1", "--project", str(window.project.folder))
+    lines = {line.split()[0]: line for line in listing.splitlines()[:-1]}  # the last line: the count
+    assert "#0" not in listing
+    for row, item in enumerate(view.visible_items()):
+        assert view.text(row, 3) == sample_number(item.sample_index) == str(item.sample_index + 1)
+        assert item_label(item) in lines[item.key]  # the CLI names the item as the app does
+    view.select(1)
+    settle(qtbot, window)
+    item = view.current()
+    assert item_label(item) in view.detail.toPlainText()
+    assert f"sample {item.sample_index + 1}" in lines[item.key]

@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -45,7 +46,15 @@ def test_search_and_filters(qtbot, interop_project, settings: QSettings) -> None
     settle(qtbot, window)
     listing = window.question_list
     qtbot.keyClicks(listing.search, "supergene")
-    assert [listing.proxy.index(r, 0).data() for r in range(listing.proxy.rowCount())] == ["B2"]
+    # the search reads every text of a question: B2's title, and C3's answer or rubric
+    saying = [
+        q.id
+        for q in sets_repo.export_rubric(interop_project.engine, 1).questions
+        if "supergene" in json.dumps(q.to_json_dict()).casefold()
+    ]
+    assert [listing.proxy.index(r, 0).data() for r in range(listing.proxy.rowCount())] == saying == ["B2", "C3"]
+    qtbot.keyClicks(listing.search, " enrichment blanket that never")
+    assert listing.proxy.rowCount() == 0
     listing.search.clear()
     listing.status.setCurrentIndex(listing.status.findData("approved"))
     assert listing.proxy.rowCount() == 1

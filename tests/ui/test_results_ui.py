@@ -82,3 +82,53 @@ def test_results_view_tables_probes_by_section(qtbot, sample_window) -> None:  #
     qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)
     assert view.probes.rowCount() == 2 and view.probes.item(0, 0).text() == "A"
     assert "Probes:" in view.status.text()
+
+
+def test_single_model_pass_has_charts_and_readable_answers(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.runs.plan import ModelEntry
+
+    window = sample_window
+    window.run_controller.open_backend = scripted_open(window)
+    single = CONFIG.model_copy(
+        update={"name": "one model", "models": [ModelEntry(label="base", spec="openai:http://base#m")]}
+    )
+    with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
+        window.start_configured_pass(single)
+    settle(qtbot, window)
+    window.show_results(1)
+    view = window.results_view
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)
+    settle(qtbot, window)
+    assert len(view.scatter_items) == 1 and len(view.scatter_items[0].points()) == 10  # a point per question
+    assert view.scatter.isVisible() and not view.difference.isVisible() and not view.pairwise.isVisible()
+    with qtbot.waitSignal(view.question_clicked):
+        view._clicked([view.scatter_items[0].points()[0]])
+    assert "base — scored" in view.comparison.toPlainText()
+    assert view.samples.model.rowCount() == 20
+    view.samples.select("base", "A1", 1)
+    assert "base — sample 2 — scored" in view.comparison.toPlainText()
+
+
+def test_comparison_pane_can_be_enlarged_and_inconsistency_is_no_outcome(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    window.resize(1500, 950)
+    window.run_controller.open_backend = scripted_open(window)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
+        window.start_configured_pass(CONFIG)
+    settle(qtbot, window)
+    window.show_results(1)
+    view = window.results_view
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)
+    settle(qtbot, window)
+    ticks = [label for _x, label in view.pairwise.getAxis("bottom")._tickLevels[0]]
+    assert ticks == ["wins", "ties", "losses", "unknown"]  # four outcomes of a pair
+    assert view.inconsistent == {"lora": 0}
+    assert "order-inconsistent pairs: 0" in view.pairwise.plotItem.titleLabel.text
+    assert view.comparison.height() >= 250
+    total = sum(view.splitter.sizes())
+    view.splitter.setSizes([total // 4, total - total // 4])
+    qtbot.waitUntil(lambda: view.comparison.height() >= 500, timeout=5000)  # the answers can take most of the page
+    scatter = view.scatter
+    left = scatter.mapTo(view, scatter.rect().topLeft()).x()
+    assert left >= 0 and left + scatter.width() <= view.width()  # not clipped at the default width
+    assert scatter.width() >= 250

@@ -1,4 +1,4 @@
-"""Preferences: reviewer name and signing key, default judge, model folders, GPU layers, threads.
+"""Preferences: reviewer name and signing key, default judge, model folders, GPU layers, threads, theme.
 
 Stored in the user's settings (QSettings), not in projects: they describe the person
 and the machine.
@@ -7,14 +7,17 @@ and the machine.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
@@ -25,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from gtreview.app.releases import create_reviewer_key, reviewer_keys
 from gtreview.core.errors import UserError, one_line
+from gtreview.ui.theme import THEME_KEY, THEMES, apply_theme, theme_choice
 
 KEYS = {
     "name": "reviewer/name",
@@ -33,6 +37,7 @@ KEYS = {
     "folders": "preferences/model_folders",
     "gpu_layers": "preferences/n_gpu_layers",
     "threads": "preferences/n_threads",
+    "theme": THEME_KEY,
 }
 
 
@@ -54,17 +59,24 @@ class PreferencesDialog(QDialog):
         self.gpu_layers.setSpecialValueText("all (-1)")
         self.threads = QSpinBox(minimum=0, maximum=512, value=_int_setting(settings, "threads", 0))
         self.threads.setSpecialValueText(f"automatic ({os.cpu_count()} cores)")
+        self.theme = QComboBox()
+        for value, title in THEMES.items():
+            self.theme.addItem(title, value)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(theme_choice(settings))))
         self._fill_keys(str(settings.value(KEYS["key"], "") or ""))
         key_row = QHBoxLayout()
         key_row.addWidget(self.key, 1)
         key_row.addWidget(self.create_key)
         form = QFormLayout(self)
         form.addRow("Reviewer &name", self.name)
-        form.addRow("&Signing key", key_row)
+        key_label = QLabel("&Signing key")  # a label beside a layout needs its buddy named
+        key_label.setBuddy(self.key)
+        form.addRow(key_label, key_row)
         form.addRow("Default &judge", self.judge)
         form.addRow("Model &folders", self.folders)
         form.addRow("&GPU layers", self.gpu_layers)
         form.addRow("&Threads", self.threads)
+        form.addRow("The&me", self.theme)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
@@ -99,9 +111,13 @@ class PreferencesDialog(QDialog):
             "folders": self.folders.toPlainText().strip(),
             "gpu_layers": self.gpu_layers.value(),
             "threads": self.threads.value(),
+            "theme": (theme := str(self.theme.currentData())),
         }
         for field, value in values.items():
             self.settings.setValue(KEYS[field], value)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, theme)  # at once, not at the next start
         self.accept()
 
 
@@ -111,6 +127,18 @@ def _int_setting(settings: QSettings, name: str, default: int) -> int:
         return int(str(settings.value(KEYS[name], default)))
     except ValueError:
         return default
+
+
+def model_folders(settings: QSettings) -> list[Path]:
+    """The folders of GGUF models (Preferences): where the Run dialog's Browse starts and
+    where relative model paths are looked up."""
+    text = str(settings.value(KEYS["folders"], "") or "")
+    return [Path(line.strip()).expanduser() for line in text.splitlines() if line.strip()]
+
+
+def signing_key(settings: QSettings) -> str:
+    """The reviewer key a release is signed with unless another is chosen ('' for none)."""
+    return str(settings.value(KEYS["key"], "") or "").strip()
 
 
 def runtime_defaults(settings: QSettings) -> dict[str, int]:

@@ -1,51 +1,92 @@
-"""The Run dialog: models, judge, repeats and sampling of a benchmark pass."""
+"""The Run dialog: models, judge, repeats and sampling of a benchmark pass.
+
+It starts from the last pass asked for in the project (``app.project_settings.last_pass``),
+offers Browse buttons that open in the first model folder of the preferences, and
+refuses a local model file that does not exist (a relative path is looked up in the
+model folders) before anything starts.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
+from gtreview.app.passes import resolve_local_files
+from gtreview.core.errors import UserError, one_line
 from gtreview.inference.backend import Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
 
+GGUF_FILTER = "GGUF models (*.gguf);;All files (*)"
+
 
 class RunDialog(QDialog):
-    def __init__(self, set_name: str, judge: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        set_name: str,
+        judge: str = "",
+        parent: QWidget | None = None,
+        *,
+        last: PassConfig | None = None,
+        model_folders: list[Path] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Run a benchmark pass — {set_name}")
+        self.model_folders = list(model_folders or [])
         self.name = QLineEdit(f"{set_name} pass")
         self.models = QPlainTextEdit()
         self.models.setPlaceholderText(
             "base=llama:/models/base.gguf\nlora=llama:/models/base.gguf?lora=/models/adapter.gguf"
         )
         self.models.setMinimumHeight(80)
+        self.add_model = QPushButton("&Add a model file…")
+        self.add_model.clicked.connect(self._browse_model)
         self.judge = QLineEdit(judge)
         self.judge.setPlaceholderText("llama:/models/judge.gguf or openai:http://host:8000#model")
+        self.browse_judge = QPushButton("&Browse…")
+        self.browse_judge.clicked.connect(self._browse_judge)
         self.repeats = QSpinBox(minimum=1, maximum=100, value=5)
         self.temperature = QDoubleSpinBox(minimum=0.0, maximum=2.0, singleStep=0.1, value=0.7)
         self.max_tokens = QSpinBox(minimum=16, maximum=32768, value=1024)
         self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=1234)
         self.pairwise = QCheckBox("Compare each fine-tune with the base (both orders)")
         self.pairwise.setChecked(True)
-        self.error = QLineEdit(readOnly=True)
-        self.error.setStyleSheet("color: #b00020; border: none")
+        self.error = QLabel()
+        self.error.setWordWrap(True)  # a long message wraps instead of widening the dialog
+        self.error.setStyleSheet("color: #b00020")
+        models_box = QVBoxLayout()
+        models_box.addWidget(self.models)
+        models_box.addWidget(self.add_model)
+        judge_row = QHBoxLayout()
+        judge_row.addWidget(self.judge, 1)
+        judge_row.addWidget(self.browse_judge)
         form = QFormLayout(self)
-        form.addRow("Name", self.name)
-        form.addRow("Models (LABEL=SPEC, base first)", self.models)
-        form.addRow("Judge", self.judge)
-        form.addRow("Repeats per question", self.repeats)
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Max new tokens", self.max_tokens)
-        form.addRow("Seed", self.seed)
+        form.addRow("&Name", self.name)
+        models_label = QLabel("&Models (LABEL=SPEC, base first)")
+        models_label.setBuddy(self.models)
+        form.addRow(models_label, models_box)
+        judge_label = QLabel("&Judge")
+        judge_label.setBuddy(self.judge)
+        form.addRow(judge_label, judge_row)
+        form.addRow("&Repeats per question", self.repeats)
+        form.addRow("&Temperature", self.temperature)
+        form.addRow("Max new &tokens", self.max_tokens)
+        form.addRow("&Seed", self.seed)
         form.addRow("", self.pairwise)
         form.addRow("", self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -53,6 +94,41 @@ class RunDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
         self.config: PassConfig | None = None
+        if last is not None:
+            self.fill_from(last, keep_judge=bool(judge))
+
+    def fill_from(self, last: PassConfig, *, keep_judge: bool = False) -> None:
+        """The form as the last pass asked for it (the name stays this set's)."""
+        self.models.setPlainText("\n".join(f"{m.label}={m.spec}" for m in last.models))
+        if not keep_judge or not self.judge.text().strip():
+            self.judge.setText(last.judge)
+        self.repeats.setValue(last.repeats)
+        self.temperature.setValue(last.sampling.temperature)
+        self.max_tokens.setValue(last.sampling.max_tokens)
+        self.seed.setValue(last.sampling.seed if last.sampling.seed is not None else 1234)
+        self.pairwise.setChecked(last.pairwise)
+
+    def _start_folder(self) -> str:
+        existing = [f for f in self.model_folders if f.expanduser().is_dir()]
+        return str(existing[0].expanduser()) if existing else ""
+
+    def _pick_gguf(self, title: str) -> str:
+        chosen, _ = QFileDialog.getOpenFileName(self, title, self._start_folder(), GGUF_FILTER)
+        return chosen
+
+    def _browse_model(self) -> None:
+        chosen = self._pick_gguf("Add a model file")
+        if not chosen:
+            return
+        lines = [line for line in self.models.toPlainText().splitlines() if line.strip()]
+        taken = {line.partition("=")[0].strip() for line in lines}
+        label = "base" if not lines else next(f"model{n}" for n in range(2, 1000) if f"model{n}" not in taken)
+        self.models.setPlainText("\n".join([*lines, f"{label}=llama:{chosen}"]))
+
+    def _browse_judge(self) -> None:
+        chosen = self._pick_gguf("Choose the judge model file")
+        if chosen:
+            self.judge.setText(f"llama:{chosen}")
 
     def build_config(self) -> PassConfig:
         """The pass described by the form; ValueError (one line) when it is incomplete."""
@@ -70,7 +146,7 @@ class RunDialog(QDialog):
             raise ValueError("model labels must be unique")
         if not self.judge.text().strip():
             raise ValueError("name a judge model")
-        return PassConfig(
+        config = PassConfig(
             name=self.name.text().strip() or "pass",
             models=models,
             judge=self.judge.text().strip(),
@@ -83,6 +159,10 @@ class RunDialog(QDialog):
             ),
             pairwise=self.pairwise.isChecked(),
         )
+        try:  # local files must exist; relative paths are found in the model folders
+            return resolve_local_files(config, self.model_folders)
+        except UserError as exc:
+            raise ValueError(one_line(exc)) from None
 
     def _accept(self) -> None:
         try:

@@ -12,6 +12,7 @@ Index = QModelIndex | QPersistentModelIndex
 
 COLUMNS = ("ID", "Section", "Title", "Difficulty", "Status", "Errors", "Warnings", "Calibration")
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 class QuestionTableModel(QAbstractTableModel):
@@ -62,8 +63,12 @@ class QuestionTableModel(QAbstractTableModel):
             return row
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column == 5 and row.unresolved:
+            return f"{row.unresolved} evidence locator(s) do not resolve in the corpus (an error until fixed or approved with a reason)"
+        if role == SORT_ROLE:
+            return _sort_key(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 7:
-            return f"{row.fixtures} calibration fixtures" + ("" if row.calibration_ok else "; some rules fail")
+            return _calibration_tip(row)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (5, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -86,12 +91,37 @@ def _display(row: QuestionRow, column: int) -> Any:
         case 6:
             return row.warnings
         case 7:
-            return f"{row.fixtures} {'ok' if row.calibration_ok else 'check'}"
+            return row.calibration_text
     return None
 
 
+def _sort_key(row: QuestionRow, column: int) -> Any:
+    """What a column sorts by: difficulty by its rank, counts as numbers, calibration by
+    how much the judge reproduced (not yet run first), the rest by text."""
+    match column:
+        case 3:
+            return row.difficulty_rank
+        case 5:
+            return row.errors
+        case 6:
+            return row.warnings
+        case 7:
+            return -1.0 if row.reproduced is None else row.reproduced / max(1, row.fixtures)
+    return str(_display(row, column)).casefold()
+
+
+def _calibration_tip(row: QuestionRow) -> str:
+    tip = f"{row.fixtures} calibration fixtures"
+    if not row.calibration_ok:
+        return tip + "; some break the calibration rules (see the findings)"
+    if row.reproduced is None:
+        return tip + "; not calibrated against a judge for this version (Review > Calibrate question)"
+    return tip + f"; the judge reproduced {row.reproduced} when this version was last calibrated"
+
+
 class QuestionFilterProxy(QSortFilterProxyModel):
-    """Search text over id, title and section, plus status/section/difficulty/findings filters."""
+    """Search over every text of the question (id, title, prompt, answers, rubric,
+    fixtures), plus status/section/difficulty/findings filters."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -100,7 +130,7 @@ class QuestionFilterProxy(QSortFilterProxyModel):
         self._section = ""
         self._difficulty = ""
         self._findings_only = False
-        self.setSortRole(Qt.ItemDataRole.DisplayRole)
+        self.setSortRole(SORT_ROLE)
 
     def set_filters(
         self,
@@ -130,6 +160,5 @@ class QuestionFilterProxy(QSortFilterProxyModel):
         if self._findings_only and not row.has_findings:
             return False
         if self._search:
-            haystack = f"{row.qid} {row.title} {row.section}".casefold()
-            return self._search in haystack
+            return self._search in row.search_text or self._search in row.qid.casefold()
         return True

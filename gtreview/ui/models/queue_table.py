@@ -6,11 +6,13 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
+from gtreview.app.adjudicate import sample_number
 from gtreview.app.adjudication import QueueItem
 
 Index = QModelIndex | QPersistentModelIndex
 
-COLUMNS = ("Reason", "Question", "Model", "Sample", "Settled")
+COLUMNS = ("Reason", "Question", "Model", "Sample", "Settled", "Why")
+NOTE_CHARS = 120  # the Why column's text; the whole of it in the tooltip and the detail
 ITEM_ROLE = Qt.ItemDataRole.UserRole + 1
 ANY = "(any)"
 
@@ -32,6 +34,16 @@ class QueueTableModel(QAbstractTableModel):
             if old != new:
                 self._items[row] = new
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def update_item(self, item: QueueItem) -> bool:
+        """Put ``item`` (read again: settled or not now) in the row of the same key."""
+        for row, old in enumerate(self._items):
+            if old.key == item.key:
+                if old != item:
+                    self._items[row] = item
+                    self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+                return True
+        return False
 
     def items(self) -> list[QueueItem]:
         return list(self._items)
@@ -59,6 +71,8 @@ class QueueTableModel(QAbstractTableModel):
             return item
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(item, index.column())
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == len(COLUMNS) - 1:
+            return item.note or None
         return None
 
 
@@ -71,9 +85,12 @@ def _display(item: QueueItem, column: int) -> str | None:
         case 2:
             return item.model
         case 3:
-            return "" if item.sample_index < 0 else str(item.sample_index + 1)
+            return sample_number(item.sample_index)  # from 1, as `gtreview adjudicate list` says
         case 4:
             return "yes" if item.settled else ""
+        case 5:
+            note = " ".join(item.note.split())
+            return note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 1] + "…"
     return None
 
 

@@ -1,10 +1,17 @@
-"""The adjudication queue: what needs an expert's decision, and the place to make it."""
+"""The adjudication queue: what needs an expert's decision, and the place to make it.
+
+The detail leads with why the item is queued (the judge's note, the gate's reason), the
+answer, the judge's verdict and the decision in force; the marking block and the cited
+sources follow. The form starts from the decision in force. Confirm and Override act
+only on an item whose detail has been read (and so whose decision in force is known);
+the controller refuses one that changed since.
+"""
 
 from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal, SignalInstance
+from PySide6.QtCore import QModelIndex, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -14,16 +21,18 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableView,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
+from gtreview.app.adjudicate import ItemView, Marks
 from gtreview.app.adjudication import HistoryStep, QueueItem
 from gtreview.core.rubric import Question
 from gtreview.results.loader import RunResults
 from gtreview.ui.models.queue_table import ANY, ITEM_ROLE, QueueFilterProxy, QueueTableModel
+from gtreview.ui.ops import notify
 from gtreview.ui.widgets.grading_form import GradingForm
+from gtreview.ui.widgets.html import HtmlBrowser, style
 
 PAIR_LABELS = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]
 
@@ -40,6 +49,8 @@ class AdjudicationView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.results: RunResults | None = None
+        self.shown: ItemView | None = None  # the item whose detail is on screen
+        self._quiet = False  # selecting without asking for the detail (the queue read again)
         self.model = QueueTableModel()
         self.proxy = QueueFilterProxy()
         self.proxy.setSourceModel(self.model)
@@ -54,7 +65,8 @@ class AdjudicationView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setResizeContentsPrecision(50)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._selected())
-        self.detail = QTextBrowser()
+        self.table.clicked.connect(self._clicked)
+        self.detail = HtmlBrowser()
         self.form = GradingForm()
         self.pair_label = QComboBox()
         self.pair_label.addItems(PAIR_LABELS)
@@ -63,7 +75,8 @@ class AdjudicationView(QWidget):
         self.revert_button = QPushButton("Re&vert selected step")
         self.next_button = QPushButton("Next &unsettled")
         self.history = QListWidget()
-        self.status = QLabel()
+        self.history.setWordWrap(True)
+        self._enable(False)
         self.confirm_button.clicked.connect(lambda: self._emit(self.confirm_requested))
         self.override_button.clicked.connect(lambda: self._emit(self.override_requested))
         self.revert_button.clicked.connect(self._revert)
@@ -91,7 +104,6 @@ class AdjudicationView(QWidget):
         right_layout.addLayout(buttons)
         right_layout.addWidget(QLabel("History"))
         right_layout.addWidget(self.history, 1)
-        right_layout.addWidget(self.status)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -99,8 +111,10 @@ class AdjudicationView(QWidget):
         layout.addWidget(splitter)
 
     # -- the queue -----------------------------------------------------------------
-    def show_queue(self, results: RunResults, items: list[QueueItem]) -> None:
-        """Show a queue; the same item stays selected when it is still shown (else the first)."""
+    def show_queue(self, results: RunResults, items: list[QueueItem], *, announce: bool = True) -> None:
+        """Show a queue; the same item stays selected when it is still shown (else the first).
+        ``announce`` asks for the selected item's detail again (the queue was read again:
+        its decisions may have changed elsewhere)."""
         kept = self.current()
         same_run = self.results is not None and self.results.run_id == results.run_id
         self.results = results
@@ -126,7 +140,11 @@ class AdjudicationView(QWidget):
             self.table.resizeColumnsToContents()
         if kept is None or not same_run or not self.select_key(kept.key, announce=False):
             if self.proxy.rowCount():
-                self.select(0)
+                self._select_quietly(0)
+            else:
+                self.clear_item()
+        if announce:
+            self._selected()
 
     def _apply_filters(self) -> None:
         self.proxy.set_filters(
@@ -152,8 +170,17 @@ class AdjudicationView(QWidget):
 
     def select(self, row: int) -> None:
         """Select a row and show it (also when it was already the current row)."""
-        self.table.selectRow(row)
-        self._selected()
+        if self.table.currentIndex().row() == row:
+            self._selected()
+        else:
+            self.table.selectRow(row)  # the current row changes: its detail is asked for
+
+    def _select_quietly(self, row: int) -> None:
+        self._quiet = True
+        try:
+            self.table.selectRow(row)
+        finally:
+            self._quiet = False
 
     def select_key(self, key: str, *, announce: bool = True) -> bool:
         """Select the visible item ``key``; ``announce`` asks for its details again."""
@@ -165,9 +192,7 @@ class AdjudicationView(QWidget):
         for row in range(self.proxy.rowCount()):
             if self.proxy.index(row, 0).data(ITEM_ROLE).key == key:
                 if self.table.currentIndex().row() != row:
-                    self.table.selectionModel().blockSignals(True)
-                    self.table.selectRow(row)
-                    self.table.selectionModel().blockSignals(False)
+                    self._select_quietly(row)
                 if announce:
                     self._selected()
                 return True
@@ -181,7 +206,7 @@ class AdjudicationView(QWidget):
             if not shown[row].settled:
                 self.select(row)
                 return True
-        self.status.setText("Every item shown is settled.")
+        notify(self, "Every item shown is settled.", "info")
         return False
 
     def current(self) -> QueueItem | None:
@@ -191,40 +216,64 @@ class AdjudicationView(QWidget):
 
     def _selected(self) -> None:
         item = self.current()
-        if item is not None:
+        if item is not None and not self._quiet:
+            if self.shown is None or self.shown.item.key != item.key:
+                self._enable(False)  # until its detail (and the decision in force) is read
             self.item_selected.emit(item)
 
+    def _clicked(self, index: QModelIndex) -> None:
+        """A click on the item already shown reads it again (it may have changed elsewhere)."""
+        item = index.siblingAtColumn(0).data(ITEM_ROLE)
+        if isinstance(item, QueueItem) and self.shown is not None and self.shown.item.key == item.key:
+            self._selected()
+
     # -- one item ------------------------------------------------------------------
-    def show_item(
-        self,
-        item: QueueItem,
-        html: str,
-        history: list[HistoryStep],
-        question: Question | None,
-        gate: bool,
-        awards: dict[str, int],
-    ) -> None:
+    def show_item(self, view: ItemView, html: str, question: Question | None) -> None:
+        """The detail of the current item as read now: the form starts from the decision in force."""
+        item = view.item
+        self.shown = view
+        self.model.update_item(item)  # settled or not, as it is now
         self.detail.setHtml(html)
         self.form.setVisible(item.target == "judgement")
         self.pair_label.setVisible(item.target == "pair")
-        self.override_button.setEnabled(item.target in ("judgement", "pair"))
         if question is not None and item.target == "judgement":
-            self.form.load(question, gate, awards)
-        self.show_history(history)
+            self.form.load(question, bool(view.form.gate_passed), view.form.awards, view.form_origin)
+        self.show_history(view.history)
+        self._enable(True)
+
+    def clear_item(self) -> None:
+        self.shown = None
+        self.detail.setHtml("")
+        self.history.clear()
+        self._enable(False)
+
+    def _enable(self, ready: bool) -> None:
+        """Decisions only on an item whose detail is shown (and is the current one)."""
+        current = self.current()
+        shown = self.shown
+        ready = ready and shown is not None and current is not None and current.key == shown.item.key
+        item = shown.item if ready and shown is not None else None
+        self.confirm_button.setEnabled(item is not None)
+        self.override_button.setEnabled(item is not None and item.target in ("judgement", "pair"))
+        self.revert_button.setEnabled(item is not None)
+
+    def set_deciding(self, deciding: bool) -> None:
+        """While a decision is recorded the buttons wait; then the item is read again."""
+        self._enable(not deciding and self.shown is not None)
 
     def show_history(self, history: list[HistoryStep]) -> None:
         self.history.clear()
         for step in history:
-            entry = f"#{step.id} {step.at} {step.actor}: {step.action} — {step.detail}" + (
-                f" ({step.reason})" if step.reason else ""
-            )
-            self.history.addItem(entry)
+            self.history.addItem(step_text(step))
             self.history.item(self.history.count() - 1).setData(Qt.ItemDataRole.UserRole, step.id)
 
     def _emit(self, signal: SignalInstance) -> None:
-        item = self.current()
-        if item is not None:
-            signal.emit(item)
+        """Ask for a decision on the item shown, as it was read (never on one not yet shown)."""
+        item, shown = self.current(), self.shown
+        if item is not None and shown is not None and shown.item.key == item.key:
+            signal.emit(shown.item)
+        elif item is not None:
+            notify(self, f"{item.qid}: wait until the item is shown, then decide.", "warning")
 
     def _revert(self) -> None:
         item, selected = self.current(), self.history.currentItem()
@@ -232,26 +281,49 @@ class AdjudicationView(QWidget):
             self.revert_requested.emit(item, int(selected.data(Qt.ItemDataRole.UserRole)))
 
 
-def item_html(results: RunResults, item: QueueItem, marking: str, sources: str) -> str:
-    """Marking block, the answer (raw and cleaned), the judge's verdicts and reasons, the cited sources."""
-    parts = [f"<h3>{escape(item.reason.value)}: {escape(item.qid)} · {escape(item.model)}</h3>"]
-    parts.append(f"<pre style='white-space: pre-wrap'>{escape(marking)}</pre>")
+def step_text(step: HistoryStep) -> str:
+    """One history row in words: number, when, who, what, why."""
+    when = step.at.replace("T", " ")[:16]
+    return f"#{step.id} {when} {step.actor}: {step.action}, {step.detail}" + (
+        f" — “{step.reason}”" if step.reason else ""
+    )
+
+
+def _marks(marks: Marks) -> str:
+    gate = "" if marks.gate_passed is None else f"gate {'passed' if marks.gate_passed else 'failed'}"
+    awards = ", ".join(f"{c} {v}" for c, v in marks.awards.items())
+    total = "" if marks.total is None else f"total {marks.total:g}"
+    return " · ".join(part for part in (gate, awards, total) if part)
+
+
+def item_html(results: RunResults, view: ItemView, marking: str, sources: str) -> str:
+    """Why it is queued, the answer, the judge's verdict and the decision in force first;
+    then the marking block and the cited sources."""
+    item = view.item
+    parts = [style(), f"<h2>{escape(view.label)}</h2><p class='meta'>{escape(item.reason.value)}</p>"]
+    if view.why:
+        parts.append("<div class='gate'>" + "<br>".join(f"<b>{escape(line)}</b>" for line in view.why) + "</div>")
+    decision = escape(view.decision) if view.decision else "none yet: the judge's verdict stands"
     if item.target == "judgement":
         sample = next((s for s in results.samples if s.judgement_key == item.key), None)
         if sample is not None:
-            verdicts = "".join(
-                f"<li><b>{escape(c)}</b>: {v} — {escape(sample.reasons.get(c, ''))}</li>"
-                for c, v in sample.awards.items()
-            )
-            parts.append(f"<h4>Answer (cleaned)</h4><p>{escape(sample.answer_clean)}</p>")
+            parts.append(f"<h3>Answer</h3><p>{escape(sample.answer_clean)}</p>")
             if sample.answer_raw != sample.answer_clean:
-                parts.append(f"<h4>Raw output</h4><pre style='white-space: pre-wrap'>{escape(sample.answer_raw)}</pre>")
+                parts.append(f"<h3>Raw output</h3><pre style='white-space: pre-wrap'>{escape(sample.answer_raw)}</pre>")
             judged = (
                 "unscored: " + escape(sample.unscored_reason)
-                if sample.total is None
-                else f"total {sample.total:g}, gate {'passed' if sample.gate_passed else 'failed'}"
+                if view.judge.total is None and sample.unscored_reason
+                else escape(_marks(view.judge))
             )
-            parts.append(f"<h4>Judge</h4><p>{judged}</p><ul>{verdicts}</ul>")
+            reasons = "".join(
+                f"<tr><td><b>{escape(c)}</b></td><td>{v}</td><td>{escape(sample.reasons.get(c, ''))}</td></tr>"
+                for c, v in view.judge.awards.items()
+            )
+            parts.append(f"<h3>Judge</h3><p>{judged}</p>")
+            if reasons:
+                parts.append(
+                    f"<table><tr><th>Component</th><th>Awarded</th><th>Judge's reason</th></tr>{reasons}</table>"
+                )
     elif item.target == "pair":
         pair = next((p for p in results.pairs if p.key == item.key), None)
         if pair is not None:
@@ -260,12 +332,14 @@ def item_html(results: RunResults, item: QueueItem, marking: str, sources: str) 
                 for s in results.samples
                 if s.qid == item.qid and s.sample_index == item.sample_index
             }
-            parts.append(f"<h4>A: {escape(pair.finetune)}</h4><p>{escape(answers.get(pair.finetune, ''))}</p>")
-            parts.append(f"<h4>B: {escape(pair.base)}</h4><p>{escape(answers.get(pair.base, ''))}</p>")
+            parts.append(f"<h3>A: {escape(pair.finetune)}</h3><p>{escape(answers.get(pair.finetune, ''))}</p>")
+            parts.append(f"<h3>B: {escape(pair.base)}</h3><p>{escape(answers.get(pair.base, ''))}</p>")
             parts.append(
-                f"<p>Judge: <b>{escape(pair.judge_label or pair.label or '')}</b>; first order: {escape(pair.reason_normal)}; "
-                f"swapped: {escape(pair.reason_swapped)}</p>"
+                f"<h3>Judge</h3><p><b>{escape(pair.judge_label or pair.label or '')}</b>; "
+                f"first order: {escape(pair.reason_normal)}; swapped: {escape(pair.reason_swapped)}</p>"
             )
+    parts.append(f"<h3>Decision in force</h3><p>{decision}</p>")
+    parts.append(f"<h3>Marking block</h3><pre style='white-space: pre-wrap'>{escape(marking)}</pre>")
     if sources:
-        parts.append(f"<h4>Cited sources</h4>{sources}")
+        parts.append(f"<h3>Cited sources</h3>{sources}")
     return "".join(parts)

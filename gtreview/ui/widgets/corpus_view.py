@@ -8,6 +8,9 @@ from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QTabWidget
 
 from gtreview.app.corpus_review import inventory_to_markdown
 from gtreview.corpus.inventory import CorpusInventory
+from gtreview.ui.widgets.labels import never_widens
+
+NO_CORPUS = "No documents yet: File > Import corpus… adds reports (.pdf, .txt, .md) and tables (.csv)."
 
 
 class CorpusView(QWidget):
@@ -16,7 +19,7 @@ class CorpusView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.inventory: CorpusInventory | None = None
-        self.summary = QLabel("Select Corpus in the navigator to explore it.")
+        self.summary = never_widens(QLabel("Select Corpus in the navigator to explore it."))
         self.report = QTextBrowser()
         self.synonyms = QTableWidget(0, 4)
         self.synonyms.setHorizontalHeaderLabels(["Confirmed", "Canonical", "Forms (documents)", "How found"])
@@ -33,6 +36,19 @@ class CorpusView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(tabs)
+
+    def show_empty(self) -> None:
+        """A project without documents: what to do next."""
+        self.inventory = None
+        self.summary.setText(NO_CORPUS)
+        self.report.setMarkdown(
+            "## No corpus yet\n\nChoose **File > Import corpus…** and pick the folder of source documents "
+            "(reports as .pdf, .txt or .md; tables as .csv). Every question's evidence is then shown and "
+            "checked beside its source, and the exploration report (duplicates, variant names, numeric "
+            "conflicts, thin areas) appears here."
+        )
+        self.synonyms.setRowCount(0)
+        self.conflicts.setRowCount(0)
 
     def show_inventory(self, inventory: CorpusInventory) -> None:
         self.inventory = inventory

@@ -14,11 +14,15 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -89,9 +93,18 @@ class FixtureEditor(QWidget):
         self.findings = findings_label()
         form.addRow("", self.findings)
 
+        self.response.setMinimumHeight(110)  # at 1280x720 the form scrolls instead of squeezing its fields
+        self.awards.setMinimumHeight(150)
+        self.awards.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.sum_label.setWordWrap(True)
+        self.sum_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(form_widget)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(form_widget)
+        splitter.addWidget(scroll)
         splitter.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

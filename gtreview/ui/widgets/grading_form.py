@@ -1,4 +1,7 @@
-"""The component form shared by overrides and blind grading: gate, awards, reason."""
+"""The component form shared by overrides and blind grading: gate, awards, reason.
+
+An override's form starts from the decision in force (the expert's override where there
+is one, else the judge's verdict) and says which it starts from."""
 
 from __future__ import annotations
 
@@ -15,14 +18,22 @@ class GradingForm(QWidget):
         self.gate = QCheckBox("Gate passed")
         self.spins: dict[str, QSpinBox] = {}
         self.total = QLabel()
+        self.origin = QLabel()
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("reason (required for an override)")
         self.form = QFormLayout(self)
         self.gate.toggled.connect(self._update_total)
 
-    def load(self, question: Question, gate: bool = False, awards: dict[str, int] | None = None) -> None:
+    def load(
+        self, question: Question, gate: bool = False, awards: dict[str, int] | None = None, origin: str = ""
+    ) -> None:
+        """``origin``: what the values shown are (e.g. "the judge's verdict"), said above them."""
         while self.form.rowCount():
             self.form.removeRow(0)
+        self.origin = QLabel(f"Starts from {origin}." if origin else "")
+        self.origin.setWordWrap(True)
+        if origin:
+            self.form.addRow(self.origin)
         self.gate = QCheckBox("Gate passed (C1)")
         self.gate.setChecked(gate)
         self.gate.toggled.connect(self._update_total)

@@ -1,6 +1,13 @@
-"""A question's history: the audit trail and the diff between any two versions."""
+"""A question's history: the audit trail and the diff between any two versions.
+
+An edit says which field it changed (``app.editing`` records it as the entry's comment,
+``field $.path``); the change requests still open are also shown above the question
+itself (``change_requests_html``), where it is reviewed.
+"""
 
 from __future__ import annotations
+
+from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
@@ -16,8 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gtreview.app.editing import edited_field
 from gtreview.app.workflow import HistoryEntry
 from gtreview.store.sets_repo import VersionInfo
+from gtreview.ui.widgets.html import colours
 
 
 class HistoryView(QWidget):
@@ -61,9 +70,9 @@ class HistoryView(QWidget):
             values = (
                 entry.at.strftime("%Y-%m-%d %H:%M:%S"),
                 entry.actor,
-                entry.action.replace("_", " "),
+                action_text(entry),
                 "" if entry.version is None else str(entry.version),
-                entry.comment,
+                "" if edited_field(entry.comment) else entry.comment,
             )
             for column, value in enumerate(values):
                 item = QTableWidgetItem(value)
@@ -91,3 +100,34 @@ class HistoryView(QWidget):
     def show_diff(self, old: int, new: int, text: str) -> None:
         if (old, new) == (self.from_version.currentData(), self.to_version.currentData()):
             self.diff.setPlainText(text or f"v{old} and v{new} are identical.")
+
+
+def action_text(entry: HistoryEntry) -> str:
+    """The action in words; an edit with the field it changed."""
+    field = edited_field(entry.comment) if entry.action == "edit" else None
+    return f"edit {field}" if field else entry.action.replace("_", " ")
+
+
+OPEN_UNTIL = frozenset({"approved", "retired", "in_review"})  # what closes a change request
+
+
+def change_requests_html(entries: list[HistoryEntry]) -> str:
+    """The change requests made since the question was last approved, taken up for review or
+    retired, with who asked and what they asked: shown above the question."""
+    open_requests: list[HistoryEntry] = []
+    for entry in entries:
+        if entry.action in OPEN_UNTIL:
+            open_requests = []
+        elif entry.action == "changes_requested":
+            open_requests.append(entry)
+    if not open_requests:
+        return ""
+    rows = "".join(
+        f"<p><b>{escape(e.actor)}</b>, {e.at.strftime('%Y-%m-%d %H:%M')}: {escape(e.comment)}</p>"
+        for e in open_requests
+    )
+    c = colours()  # inline: the fragment comes before the question's own style block
+    return (
+        f"<div style='background: {c.gate_back}; border: 1px solid {c.gate_border}; color: {c.text}; padding: 6px'>"
+        f"<b style='color: {c.warning}'>Changes requested</b>{rows}</div>"
+    )

@@ -1,29 +1,142 @@
-"""HTML fragments for the question and source views (formatting only)."""
+"""HTML fragments for the question and source views (formatting only), in the colours of
+the application's palette, so light text never sits on a light highlight in a dark theme."""
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from html import escape
+
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QTextBrowser, QWidget
 
 from gtreview.core.corpus import LocatorResolution, PageText, ParsedDocument
 from gtreview.core.findings import Finding
 from gtreview.core.rubric import Question, variant_rule_text
 
-STYLE = """
+_AMBER, _YELLOW, _RED_LIGHT, _RED_DARK, _WARN_LIGHT, _WARN_DARK = (
+    "#e0c060",
+    "#ffd84a",
+    "#b00020",
+    "#ff7b86",
+    "#8a5a00",
+    "#e3aa4f",
+)
+
+
+def _mix(first: QColor, second: QColor | str, share: float) -> str:
+    """``share`` of ``second`` blended into ``first``, as #rrggbb."""
+    other = QColor(second)
+    red, green, blue = (
+        round(a * (1 - share) + b * share)
+        for a, b in (
+            (first.red(), other.red()),
+            (first.green(), other.green()),
+            (first.blue(), other.blue()),
+        )
+    )
+    return QColor(red, green, blue).name()
+
+
+@dataclass(frozen=True)
+class HtmlColours:
+    """The colours every fragment uses, derived from a palette's roles."""
+
+    text: str
+    base: str
+    heading: str
+    muted: str
+    gate_back: str
+    gate_border: str
+    cited: str
+    key_back: str
+    error: str
+    warning: str
+    dark: bool
+
+    @classmethod
+    def of(cls, palette: QPalette) -> HtmlColours:
+        base = palette.color(QPalette.ColorRole.Base)
+        text = palette.color(QPalette.ColorRole.Text)
+        highlight = palette.color(QPalette.ColorRole.Highlight)
+        dark = base.lightness() < text.lightness()
+        return cls(
+            text=text.name(),
+            base=base.name(),
+            heading=_mix(highlight, text, 0.35 if dark else 0.45),
+            muted=_mix(text, base, 0.45),
+            gate_back=_mix(base, _AMBER, 0.22 if dark else 0.2),
+            gate_border=_mix(base, _AMBER, 0.7),
+            cited=_mix(base, _YELLOW, 0.32 if dark else 0.5),
+            key_back=_mix(base, highlight, 0.22 if dark else 0.1),
+            error=_RED_DARK if dark else _RED_LIGHT,
+            warning=_WARN_DARK if dark else _WARN_LIGHT,
+            dark=dark,
+        )
+
+
+_current: HtmlColours | None = None
+
+
+def use_palette(palette: QPalette) -> None:
+    """The palette the fragments are drawn in (set by the theme, read by workers too)."""
+    global _current
+    _current = HtmlColours.of(palette)
+
+
+def colours() -> HtmlColours:
+    if _current is None:
+        app = QApplication.instance()
+        return HtmlColours.of(app.palette() if isinstance(app, QApplication) else QPalette())
+    return _current
+
+
+def style() -> str:
+    """The style block of every fragment, in the current palette's colours."""
+    c = colours()
+    return f"""
 <style>
-body { font-family: sans-serif; }
-h2 { margin: 0 0 4px 0; }
-h3 { margin: 14px 0 4px 0; color: #2c4a6b; }
-.meta { color: #666; }
-.gate { background: #fff6d6; border: 1px solid #e0c060; padding: 6px; }
-.err { color: #b00020; }
-.warn { color: #8a5a00; }
-.cited { background: #ffe58a; }
-.lineno { color: #999; }
-td, th { padding: 2px 6px; vertical-align: top; }
-th { text-align: left; background: #eef2f6; }
+body {{ font-family: sans-serif; color: {c.text}; }}
+h2 {{ margin: 0 0 4px 0; }}
+h3 {{ margin: 14px 0 4px 0; color: {c.heading}; }}
+.meta {{ color: {c.muted}; }}
+.gate {{ background: {c.gate_back}; border: 1px solid {c.gate_border}; padding: 6px; color: {c.text}; }}
+.err {{ color: {c.error}; }}
+.warn {{ color: {c.warning}; }}
+.cited {{ background: {c.cited}; color: {c.text}; }}
+.lineno {{ color: {c.muted}; }}
+td, th {{ padding: 2px 6px; vertical-align: top; }}
+th {{ text-align: left; background: {c.key_back}; color: {c.text}; }}
 </style>
 """
+
+
+_STYLE_BLOCK = re.compile(r"\s*<style>.*?</style>\s*", re.DOTALL)
+
+
+class HtmlBrowser(QTextBrowser):
+    """A text browser whose fragment is drawn again in the new colours when the theme changes
+    (keeping its scroll position)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._source_html = ""
+
+    def setHtml(self, text: str) -> None:
+        self._source_html = text
+        super().setHtml(text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._source_html:
+            position = self.verticalScrollBar().value()
+            restyled = _STYLE_BLOCK.sub(style(), self._source_html, count=1)
+            if restyled == self._source_html:  # a fragment of its own: the palette's text colour still applies
+                restyled = style() + self._source_html
+            super().setHtml(restyled)
+            self.verticalScrollBar().setValue(position)
 
 
 def _list(items: list[str]) -> str:
@@ -44,7 +157,7 @@ def findings_html(findings: list[Finding]) -> str:
 
 def question_html(question: Question, status: str, version: int, findings: list[Finding]) -> str:
     gate = question.gate
-    parts = [STYLE, f"<h2>{escape(question.id)} · {escape(question.title or '')}</h2>"]
+    parts = [style(), f"<h2>{escape(question.id)} · {escape(question.title or '')}</h2>"]
     parts.append(
         f"<p class='meta'>Section {escape(question.section or '-')} · {escape(question.difficulty or '-')} · "
         f"{escape(question.type or '')} · status <b>{escape(status)}</b> · version {version}</p>"
@@ -108,13 +221,13 @@ def page_html(document: ParsedDocument, page: PageText, cited: set[int], heading
         lines.append(f"<span class='cited'>{row}</span>" if number in cited else row)
     body = "<br>".join(lines)
     return (
-        f"{STYLE}<p class='meta'>{escape(heading)}</p><h3>{escape(document.name)} · page {page.number} of "
+        f"{style()}<p class='meta'>{escape(heading)}</p><h3>{escape(document.name)} · page {page.number} of "
         f"{len(document.pages)}</h3><p style='font-family: monospace; white-space: pre-wrap'>{body}</p>"
     )
 
 
 def table_html(document: ParsedDocument, resolution: LocatorResolution, heading: str) -> str:
-    parts = [STYLE, f"<p class='meta'>{escape(heading)}</p><h3>{escape(document.name)}</h3>"]
+    parts = [style(), f"<p class='meta'>{escape(heading)}</p><h3>{escape(document.name)}</h3>"]
     for cell in resolution.cells:
         row = next((r for r in document.rows if r.index == cell.row_index), None)
         if row is None:
@@ -131,7 +244,7 @@ def table_html(document: ParsedDocument, resolution: LocatorResolution, heading:
 
 def unresolved_html(resolution: LocatorResolution, heading: str) -> str:
     return (
-        f"{STYLE}<p class='meta'>{escape(heading)}</p><h3 class='err'>Locator not resolved</h3>"
+        f"{style()}<p class='meta'>{escape(heading)}</p><h3 class='err'>Locator not resolved</h3>"
         f"<p><b>Source:</b> {escape(resolution.source)}<br><b>Locator:</b> {escape(resolution.locator)}</p>"
         f"<p class='err'>{escape(resolution.reason)}</p>"
     )

@@ -1,16 +1,24 @@
-"""The navigator: corpus documents and benchmark sets of the open project."""
+"""The navigator: corpus documents, benchmark sets, runs and releases of the open project.
+
+An empty branch says what to do next (import a corpus, a rubric); the Runs branch lists
+a pass from the moment it starts, with its status, as the Runs view re-reads it."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from gtreview.app.workflow import SignoffInfo
+from gtreview.store.runs_repo import RunSummary
 from gtreview.store.sets_repo import SetSummary
 from gtreview.store.tables import Document
 
 SET_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ROLE = Qt.ItemDataRole.UserRole + 2
+IMPORT_ROLE = Qt.ItemDataRole.UserRole + 3  # "corpus" or "rubric": an empty branch's next step
+NO_CORPUS = "No documents yet: File > Import corpus…"
+NO_SETS = "No sets yet: File > Import rubric…"
 
 
 class Navigator(QTreeWidget):
@@ -18,6 +26,7 @@ class Navigator(QTreeWidget):
     runs_selected = Signal()
     corpus_selected = Signal()
     run_selected = Signal(int)
+    import_requested = Signal(str)  # "corpus" or "rubric"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -27,6 +36,8 @@ class Navigator(QTreeWidget):
         self.runs_item = QTreeWidgetItem(self, ["Runs"])
         self.releases_item = QTreeWidgetItem(self, ["Releases"])
         self.itemClicked.connect(self._clicked)
+        self._runs: list[tuple[int, str]] = []
+        self._statuses: dict[int, str] = {}  # as the Runs view last read them
 
     def populate(
         self,
@@ -37,8 +48,14 @@ class Navigator(QTreeWidget):
     ) -> None:
         for parent in (self.corpus_item, self.sets_item, self.releases_item, self.runs_item):
             parent.takeChildren()
-        for run_id, name in runs or []:
+        self._runs = [(run_id, self._run_text(name, self._statuses.get(run_id, ""))) for run_id, name in runs or []]
+        for run_id, name in self._runs:
             QTreeWidgetItem(self.runs_item, [f"{run_id}: {name}"]).setData(0, RUN_ROLE, run_id)
+        for parent, text, what in ((self.corpus_item, NO_CORPUS, "corpus"), (self.sets_item, NO_SETS, "rubric")):
+            if not (documents if what == "corpus" else sets):
+                hint = QTreeWidgetItem(parent, [text])
+                hint.setData(0, IMPORT_ROLE, what)
+                hint.setToolTip(0, f"{text} (or click here)")
         for document in documents:
             extent = f"{document.row_count} rows" if document.kind == "csv" else f"{document.page_count} pp."
             child = QTreeWidgetItem(self.corpus_item, [f"{document.name} ({extent})"])
@@ -61,11 +78,42 @@ class Navigator(QTreeWidget):
         self.sets_item.setText(0, f"Benchmark sets ({len(sets)})")
         self.expandAll()
 
+    def show_runs(self, runs: list[RunSummary]) -> None:
+        """The Runs branch as just read: every run (a running one too) with its status."""
+        self._statuses = {r.id: r.shown_status for r in runs}
+        listed = [(r.id, self._run_text(r.name, r.shown_status)) for r in runs]
+        if listed == self._runs:
+            return
+        current = self.currentItem()
+        selected = current.data(0, RUN_ROLE) if current is not None else None
+        self._runs = listed
+        self.runs_item.takeChildren()
+        for run_id, text in listed:
+            child = QTreeWidgetItem(self.runs_item, [f"{run_id}: {text}"])
+            child.setData(0, RUN_ROLE, run_id)
+            child.setToolTip(0, f"{run_id}: {text}")
+            if run_id == selected:
+                self.setCurrentItem(child)
+        self.runs_item.setExpanded(True)
+
+    @staticmethod
+    def _run_text(name: str, status: str) -> str:
+        return f"{name} ({status})" if status and status not in ("finished", "imported") else name
+
     def select_set(self, set_id: int) -> None:
         for position in range(self.sets_item.childCount()):
             child = self.sets_item.child(position)
             if child is not None and child.data(0, SET_ROLE) == set_id:
                 self.setCurrentItem(child)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter opens the current item, as a click does (not itemActivated: on some
+        platforms a double-click would open it twice)."""
+        item = self.currentItem()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and item is not None:
+            self._clicked(item)
+            return
+        super().keyPressEvent(event)
 
     def _clicked(self, item: QTreeWidgetItem) -> None:
         if item is self.runs_item:
@@ -73,6 +121,10 @@ class Navigator(QTreeWidget):
             return
         if item is self.corpus_item:
             self.corpus_selected.emit()
+            return
+        wanted = item.data(0, IMPORT_ROLE)
+        if isinstance(wanted, str):
+            self.import_requested.emit(wanted)
             return
         run_id = item.data(0, RUN_ROLE)
         if isinstance(run_id, int):

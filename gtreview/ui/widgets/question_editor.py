@@ -7,10 +7,12 @@ loses at most the field being typed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QPoint, QTimer, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFormLayout,
     QGroupBox,
@@ -39,6 +41,9 @@ class QuestionEditor(QScrollArea):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self._content: dict[str, Any] = {}
+        #: the findings shown live: the validator's, and whatever the page adds (the
+        #: question controller adds unresolved evidence locators once the corpus is indexed)
+        self.checks: Callable[[dict[str, Any]], list[Finding]] = validate_question
         self._bindings: list[Binding] = []
         self._pending: Binding | None = None
         self._timer = QTimer(self, singleShot=True, interval=COMMIT_DELAY_MS)
@@ -204,7 +209,8 @@ class QuestionEditor(QScrollArea):
         if not same_question:
             self.commit_pending()
         elif content == self._content:
-            return  # what was just saved is what the fields show: nothing to redraw
+            self._show_checks()  # what was just saved is what the fields show: only the findings
+            return
         self._content = content
         string_variants = any(isinstance(v, str) for v in content.get("accepted_variants") or [])
         self._row_visible(self.variants, not string_variants)
@@ -217,9 +223,23 @@ class QuestionEditor(QScrollArea):
             binding.widget.blockSignals(True)
             binding.write(get_at(content, binding.path))
             binding.widget.blockSignals(False)
+        self._show_checks()
+
+    def clear(self) -> None:
+        """No question: every field empty, no findings (what was being typed is committed first)."""
+        self.commit_pending()
+        self._content = {}
+        for binding in self._bindings:
+            binding.widget.blockSignals(True)
+            binding.write(None)
+            binding.widget.blockSignals(False)
+        self.show_findings([])
+
+    def _show_checks(self) -> None:
+        """The findings of what the fields show: the saved content with the pending field's text."""
         pending = self._pending
-        shown = set_at(content, pending.path, pending.read()) if pending is not None else content
-        self.show_findings(validate_question(shown))
+        shown = set_at(self._content, pending.path, pending.read()) if pending is not None else self._content
+        self.show_findings(self.checks(shown))
 
     def _row_visible(self, widget: QWidget, visible: bool) -> None:
         binding = next(b for b in self._bindings if b.widget is widget)
@@ -231,6 +251,20 @@ class QuestionEditor(QScrollArea):
         binding.widget.setEnabled(visible)
 
     def show_findings(self, findings: list[Finding]) -> None:
+        focused, body = QApplication.focusWidget(), self.widget()
+        inside = focused is not None and body is not None and body.isAncestorOf(focused)
+        before = focused.mapTo(body, QPoint(0, 0)).y() if inside and focused is not None and body is not None else None
+        self._show_findings(findings)
+        if focused is not None and before is not None:  # the field being typed in stays where it is on screen
+            QTimer.singleShot(0, lambda: self._keep_in_place(focused, before))
+
+    def _keep_in_place(self, widget: QWidget, before: int) -> None:
+        body = self.widget()
+        if body is not None and body.isAncestorOf(widget):
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.value() + widget.mapTo(body, QPoint(0, 0)).y() - before)
+
+    def _show_findings(self, findings: list[Finding]) -> None:
         shown: set[int] = set()
         for binding in self._bindings:
             if binding.widget.isEnabled():
@@ -248,7 +282,7 @@ class QuestionEditor(QScrollArea):
         if self._pending is not None and self._pending is not binding:
             self.commit_pending()
         self._pending = binding
-        self.show_findings(validate_question(set_at(self._content, binding.path, binding.read())))
+        self._show_checks()
         self._timer.start()
 
     def commit_pending(self) -> None:
@@ -264,6 +298,4 @@ class QuestionEditor(QScrollArea):
             return
         self._content = set_at(self._content, binding.path, new)
         self.edit_requested.emit(binding.path, old, new, f"edit {binding.label.lower()}")
-        pending = self._pending
-        shown = set_at(self._content, pending.path, pending.read()) if pending is not None else self._content
-        self.show_findings(validate_question(shown))  # at once, not when the save comes back
+        self._show_checks()  # at once, not when the save comes back

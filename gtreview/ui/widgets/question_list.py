@@ -31,7 +31,7 @@ class QuestionList(QWidget):
         self.proxy = QuestionFilterProxy()
         self.proxy.setSourceModel(self.model)
 
-        self.search = QLineEdit(placeholderText="Search id, title, section…", clearButtonEnabled=True)
+        self.search = QLineEdit(placeholderText="Search the questions, answers and rubrics…", clearButtonEnabled=True)
         self.status = QComboBox()
         self.status.addItem("Any status", "")
         for status in ReviewStatus:
@@ -54,7 +54,8 @@ class QuestionList(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         # Size columns from the first rows only: measuring thousands of rows costs more
         # than opening them.
-        self.table.horizontalHeader().setResizeContentsPrecision(50)
+        self.table.horizontalHeader().setResizeContentsPrecision(20)
+        self._sized_for: object = None
         self.table.selectionModel().currentRowChanged.connect(self._emit_selection)
 
         filters = QHBoxLayout()
@@ -66,11 +67,16 @@ class QuestionList(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.table)
 
-    def set_rows(self, rows: list[QuestionRow], *, select_first: bool = True) -> None:
+    def set_rows(self, rows: list[QuestionRow], *, select_first: bool = True, key: object = None) -> None:
+        """Show ``rows``; the columns are sized to them when ``key`` (the set) differs from
+        the last one sized for: a reload of the same set keeps the widths (and the user's)."""
         self.model.set_rows(rows)
         self._fill_choices(self.section, "Any section", sorted({r.section for r in rows if r.section}))
-        self._fill_choices(self.difficulty, "Any difficulty", sorted({r.difficulty for r in rows if r.difficulty}))
-        self.table.resizeColumnsToContents()
+        difficulties = {r.difficulty: r.difficulty_rank for r in rows if r.difficulty}
+        self._fill_choices(self.difficulty, "Any difficulty", sorted(difficulties, key=lambda d: (difficulties[d], d)))
+        if key is None or key != self._sized_for:
+            self.table.resizeColumnsToContents()
+            self._sized_for = key
         if rows and select_first:
             self.table.selectRow(0)
 

@@ -1,7 +1,9 @@
-"""Results of a pass, drawn with pyqtgraph: distributions, base against fine-tune per
-question, the difference with its interval, component-kind and pairwise bars; a click
-on a question's point opens both models' answers and the judge's reasons side by side.
-Several passes compare in the leaderboard."""
+"""Results of a pass, drawn with pyqtgraph in the palette's colours: distributions, base
+against fine-tune per question (a single model: its mean per question), the difference with
+its interval, component-kind and pairwise bars (order-inconsistent pairs counted apart, not
+as an outcome); a click on a question's point opens every model's answers side by side, and
+the sample table opens any one answer with its verdicts and the judge's reasons. Several
+passes compare in the leaderboard."""
 
 from __future__ import annotations
 
@@ -9,33 +11,53 @@ from html import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QTextBrowser,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
-from gtreview.results.loader import RunResults, SampleStatus
+from gtreview.results.loader import PairResult, RunResults, SampleResult, SampleStatus
+from gtreview.ui.models.sample_table import gate_text, sample_number, score_text, status_text
+from gtreview.ui.widgets.html import HtmlBrowser, style
+from gtreview.ui.widgets.labels import ElidedLabel, never_widens
+from gtreview.ui.widgets.sample_table import SampleTable
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
 KINDS = ("gate", "binary", "reasoning")
+OUTCOMES = ("wins", "ties", "losses", "unknown")  # of a pair; order-inconsistency is counted apart
 
 
 def _plot(title: str) -> pg.PlotWidget:
-    widget = pg.PlotWidget(title=title, background="w")
+    widget = pg.PlotWidget()
+    widget.setProperty("plot_title", title)
     widget.showGrid(x=False, y=True, alpha=0.2)
     widget.setMouseEnabled(x=False, y=False)
-    widget.setMinimumHeight(200)
+    widget.setMinimumSize(160, 140)
+    widget.setMenuEnabled(False)
     return widget
+
+
+def style_plot(widget: pg.PlotWidget, palette: QPalette, title: str | None = None) -> None:
+    """Background, axes and title in the palette's base and text colours."""
+    text = palette.color(QPalette.ColorRole.Text).name()
+    widget.setBackground(palette.color(QPalette.ColorRole.Base))
+    for name in ("left", "bottom"):
+        axis = widget.getAxis(name)
+        axis.setPen(pg.mkPen(text))
+        axis.setTextPen(pg.mkPen(text))
+    widget.setTitle(title if title is not None else str(widget.property("plot_title")), color=text, size="9pt")
 
 
 class ResultsView(QWidget):
@@ -49,9 +71,8 @@ class ResultsView(QWidget):
         self.analysis: RunAnalysis | None = None
         self.run_choice = QComboBox()
         self.run_choice.activated.connect(lambda _i: self.run_selected.emit(int(self.run_choice.currentData())))
-        self.finding = QLabel()
-        self.finding.setWordWrap(True)
-        self.status = QLabel()
+        self.finding = never_widens(QLabel())
+        self.status = ElidedLabel()
         self.leaderboard = QTableWidget(0, 5)
         self.leaderboard.setHorizontalHeaderLabels(
             ["Run", "Model", "Mean /10 [95% CI]", "Errors / unscored", "vs base"]
@@ -59,45 +80,67 @@ class ResultsView(QWidget):
         self.leaderboard.horizontalHeader().setStretchLastSection(True)
         self.leaderboard.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.distribution = _plot("Score distribution")
-        self.scatter = _plot("Per question: base (x) against fine-tune (y), ± sd")
-        self.difference = _plot("Fine-tune − base, with 95% interval")
+        self.scatter = _plot("Per question: base (x), fine-tune (y), ± sd")
+        self.difference = _plot("Fine-tune − base, 95% interval")
         self.kinds = _plot("Share of points by component kind")
         self.pairwise = _plot("Pairwise outcomes against the base")
-        self.comparison = QTextBrowser()
+        self.comparison = HtmlBrowser()
+        self.comparison.setOpenLinks(False)
+        self.samples = SampleTable()
+        self.samples.sample_chosen.connect(self.show_sample)
         self.probes = QTableWidget(0, len(PROBE_SECTION_HEADER))
         self.probes.setHorizontalHeaderLabels(PROBE_SECTION_HEADER)
         self.probes.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.probes.setToolTip("Memorisation probes kept with this pass (gtreview probe --run), per benchmark section")
         self.scatter_items: list[pg.ScatterPlotItem] = []
+        self.inconsistent: dict[str, int] = {}  # per fine-tune: pairs whose two orders disagree
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Pass:"))
         top.addWidget(self.run_choice, 1)
         plots = QWidget()
-        grid = QVBoxLayout(plots)
-        row1, row2 = QHBoxLayout(), QHBoxLayout()
-        for widget in (self.distribution, self.scatter, self.difference):
-            row1.addWidget(widget)
-        for widget in (self.kinds, self.pairwise):
-            row2.addWidget(widget)
-        grid.addLayout(row1)
-        grid.addLayout(row2)
-        lower = QSplitter(Qt.Orientation.Horizontal)
-        lower.addWidget(self.leaderboard)
-        lower.addWidget(self.probes)
-        lower.addWidget(self.comparison)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(plots)
-        splitter.addWidget(lower)
+        self.grid = QGridLayout(plots)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        for column in range(3):
+            self.grid.setColumnStretch(column, 1)
+        self._arrange()
+        self.tables = QTabWidget()
+        self.tables.addTab(self.samples, "Samples")
+        self.tables.addTab(self.leaderboard, "Leaderboard")
+        self.tables.addTab(self.probes, "Probes by section")
+        self.lower_pane = QSplitter(Qt.Orientation.Horizontal)
+        self.lower_pane.addWidget(self.tables)
+        self.lower_pane.addWidget(self.comparison)
+        self.lower_pane.setStretchFactor(0, 1)
+        self.lower_pane.setStretchFactor(1, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)  # the answers can take most of the page
+        self.splitter.addWidget(plots)
+        self.splitter.addWidget(self.lower_pane)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([420, 420])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.finding)
         layout.addWidget(self.status)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
+        self._restyle()
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
         self.became_visible.emit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._restyle()
+            if self.results is not None and self.analysis is not None:
+                self._draw(self.results, self.analysis)
+
+    def _restyle(self) -> None:
+        for plot in (self.distribution, self.scatter, self.difference, self.kinds, self.pairwise):
+            style_plot(plot, self.palette())
 
     def set_runs(self, runs: list[tuple[int, str]], current: int | None) -> None:
         self.run_choice.blockSignals(True)
@@ -119,12 +162,12 @@ class ResultsView(QWidget):
         self.results, self.analysis = results, analysis
         self.finding.setText(analysis.finding)
         self.status.setText(status)
-        self._distribution(results)
-        self._scatter(results, analysis)
-        self._difference(analysis)
-        self._kinds(analysis)
-        self._pairwise(analysis)
-        self.comparison.setHtml("<p>Click a question's point in the scatter plot to compare the answers.</p>")
+        self._draw(results, analysis)
+        self.comparison.setHtml(
+            f"{style()}<p class='meta'>Choose a sample in the table (arrow keys move, the filter narrows it) to read "
+            "its answer, verdicts and the judge's reasons; click a question's point to compare every model's answers.</p>"
+        )
+        self.samples.set_results(results)
         rows = probe_section_rows(results)
         self.probes.setVisible(bool(rows))
         self.probes.setRowCount(len(rows))
@@ -133,10 +176,36 @@ class ResultsView(QWidget):
                 self.probes.setItem(r, c, QTableWidgetItem(value))
         self.probes.resizeColumnsToContents()
 
+    def _arrange(self, paired: bool = True, pairwise: bool = True) -> None:
+        """The charts that have something to show, three to a row (a last one alone spans the rest)."""
+        shown = [self.distribution, self.scatter]
+        shown += [self.difference] if paired else []
+        shown += [self.kinds]
+        shown += [self.pairwise] if pairwise else []
+        for plot in (self.distribution, self.scatter, self.difference, self.kinds, self.pairwise):
+            self.grid.removeWidget(plot)
+            plot.setVisible(plot in shown)
+        for position, plot in enumerate(shown):
+            last = position == len(shown) - 1
+            span = 3 - position % 3 if last else 1
+            self.grid.addWidget(plot, position // 3, position % 3, 1, span)
+
+    def _draw(self, results: RunResults, analysis: RunAnalysis) -> None:
+        paired = bool(analysis.finetunes)
+        self._arrange(paired, any(f.pairwise is not None for f in analysis.finetunes))
+        self._distribution(results)
+        self._scatter(results, analysis) if paired else self._per_question(results, analysis)
+        self._difference(analysis)
+        self._kinds(analysis)
+        self._pairwise(analysis)
+
+    def _legend(self, plot: pg.PlotWidget) -> None:
+        plot.addLegend(offset=(5, 5), labelTextColor=self.palette().color(QPalette.ColorRole.Text))
+
     def _distribution(self, results: RunResults) -> None:
         plot = self.distribution
         plot.clear()
-        plot.addLegend(offset=(5, 5))
+        self._legend(plot)
         width = 0.8 / max(1, len(results.models))
         for index, model in enumerate(results.models):
             values = results.score_matrix(model)
@@ -155,6 +224,7 @@ class ResultsView(QWidget):
     def _scatter(self, results: RunResults, analysis: RunAnalysis) -> None:
         plot = self.scatter
         plot.clear()
+        style_plot(plot, self.palette())
         self.scatter_items = []
         plot.addItem(pg.PlotCurveItem([0, 10], [0, 10], pen=pg.mkPen("#bbbbbb", style=Qt.PenStyle.DashLine)))
         for index, finetune in enumerate(analysis.finetunes):
@@ -191,6 +261,42 @@ class ResultsView(QWidget):
         plot.setLabel("bottom", results.base)
         plot.setLabel("left", ", ".join(f.label for f in analysis.finetunes))
 
+    def _per_question(self, results: RunResults, analysis: RunAnalysis) -> None:
+        """A pass of one model: its mean per question (± sd across repeats), a point per question."""
+        plot = self.scatter
+        plot.clear()
+        style_plot(plot, self.palette(), f"Per question: {results.base} mean ± sd")
+        self.scatter_items = []
+        rows = [q for q in analysis.questions if q.means.get(results.base) is not None]
+        x = np.arange(len(rows), dtype=float)
+        y = np.array([q.means[results.base] for q in rows], dtype=float)
+        plot.addItem(
+            pg.ErrorBarItem(
+                x=x,
+                y=y,
+                height=2 * np.array([q.sds[results.base] or 0 for q in rows]),
+                pen=pg.mkPen("#999999"),
+            )
+        )
+        points = pg.ScatterPlotItem(
+            x=x,
+            y=y,
+            data=[q.qid for q in rows],
+            size=9,
+            brush=COLOURS[0],
+            hoverable=True,
+            tip=lambda x, y, data: f"{data}: {y:.1f}",
+        )
+        points.sigClicked.connect(lambda _item, spots, _event=None: self._clicked(spots))
+        plot.addItem(points)
+        self.scatter_items.append(points)
+        step = max(1, len(rows) // 12)
+        plot.getAxis("bottom").setTicks([[(i, q.qid) for i, q in enumerate(rows) if i % step == 0]])
+        plot.setXRange(-0.5, max(0.5, len(rows) - 0.5))
+        plot.setYRange(0, 10)
+        plot.setLabel("bottom", "question")
+        plot.setLabel("left", "total /10")
+
     def _clicked(self, spots: list[pg.SpotItem]) -> None:
         if spots:
             qid = str(spots[0].data())
@@ -210,8 +316,9 @@ class ResultsView(QWidget):
         )
         x = np.arange(len(labels), dtype=float)
         plot.addItem(pg.BarGraphItem(x=x, height=means, width=0.5, brush=COLOURS[1]))
+        text = self.palette().color(QPalette.ColorRole.Text)
         plot.addItem(
-            pg.ErrorBarItem(x=x, y=means, top=highs - means, bottom=means - lows, beam=0.15, pen=pg.mkPen("k"))
+            pg.ErrorBarItem(x=x, y=means, top=highs - means, bottom=means - lows, beam=0.15, pen=pg.mkPen(text))
         )
         plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888", style=Qt.PenStyle.DashLine)))
         plot.getAxis("bottom").setTicks([list(enumerate(labels))])
@@ -219,7 +326,7 @@ class ResultsView(QWidget):
     def _kinds(self, analysis: RunAnalysis) -> None:
         plot = self.kinds
         plot.clear()
-        plot.addLegend(offset=(5, 5))
+        self._legend(plot)
         width = 0.8 / max(1, len(analysis.models))
         for index, model in enumerate(analysis.models):
             heights = [model.kinds[k].mean or 0.0 for k in KINDS]
@@ -231,24 +338,39 @@ class ResultsView(QWidget):
         plot.setYRange(0, 1)
 
     def _pairwise(self, analysis: RunAnalysis) -> None:
+        """Wins, ties, losses and unknown per fine-tune; the pairs whose two orders disagree are
+        a count of their own (in the title, and a hollow marker over each fine-tune's bars)."""
         plot = self.pairwise
         plot.clear()
-        names = ["wins", "ties", "losses", "unknown", "inconsistent"]
         width = 0.8 / max(1, len(analysis.finetunes))
+        self.inconsistent = {}
         for index, finetune in enumerate(analysis.finetunes):
             if finetune.pairwise is None:
                 continue
             pw = finetune.pairwise
-            x = np.arange(len(names)) - 0.4 + width * (index + 0.5)
-            plot.addItem(
-                pg.BarGraphItem(
-                    x=x,
-                    height=[pw.wins, pw.ties, pw.losses, pw.unknown, pw.n_inconsistent],
-                    width=width,
-                    brush=COLOURS[(index + 1) % len(COLOURS)],
+            x = np.arange(len(OUTCOMES)) - 0.4 + width * (index + 0.5)
+            heights = [pw.wins, pw.ties, pw.losses, pw.unknown]
+            colour = COLOURS[(index + 1) % len(COLOURS)]
+            plot.addItem(pg.BarGraphItem(x=x, height=heights, width=width, brush=colour))
+            self.inconsistent[finetune.label] = pw.n_inconsistent
+            if pw.n_inconsistent:
+                plot.addItem(
+                    pg.ScatterPlotItem(
+                        x=[x[0]],
+                        y=[max(heights) * 1.08 + 0.5],
+                        symbol="d",
+                        size=10,
+                        pen=pg.mkPen(colour, width=2),
+                        brush=None,
+                        hoverable=True,
+                        tip=lambda x, y, data, n=pw.n_inconsistent, label=finetune.label: (
+                            f"{label}: {n} pair(s) judged differently in the two orders"
+                        ),
+                    )
                 )
-            )
-        plot.getAxis("bottom").setTicks([list(enumerate(names))])
+        plot.getAxis("bottom").setTicks([list(enumerate(OUTCOMES))])
+        total = sum(self.inconsistent.values())
+        style_plot(plot, self.palette(), f"Pairwise outcomes against the base; ◇ order-inconsistent pairs: {total}")
 
     def show_comparison(self, qid: str) -> None:
         """Both (all) models' answers to one question, with awards and the judge's reasons."""
@@ -258,7 +380,10 @@ class ResultsView(QWidget):
         question = next((q for q in results.questions if q.id == qid), None)
         if question is None:
             return
-        parts = [f"<h3>{escape(qid)} · {escape(question.title or '')}</h3><p>{escape(question.question or '')}</p>"]
+        parts = [
+            style(),
+            f"<h3>{escape(qid)} · {escape(question.title or '')}</h3><p>{escape(question.question or '')}</p>",
+        ]
         for k in range(results.repeats):
             cells = []
             for model in results.models:
@@ -266,11 +391,7 @@ class ResultsView(QWidget):
                     (s for s in results.samples if s.model == model and s.qid == qid and s.sample_index == k), None
                 )
                 cells.append(f"<td valign=top width='{100 // len(results.models)}%'>{_sample_html(model, sample)}</td>")
-            pair_notes = [
-                f"{p.finetune} vs {p.base}: <b>{escape(p.label or 'not judged')}</b> {escape(p.reason_normal)}"
-                for p in results.pairs
-                if p.qid == qid and p.sample_index == k
-            ]
+            pair_notes = [_pair_note(p) for p in results.pairs if p.qid == qid and p.sample_index == k]
             parts.append(
                 f"<h4>Sample {k + 1}</h4><table border=1 cellpadding=4 cellspacing=0 width='100%'><tr>{''.join(cells)}</tr></table>"
             )
@@ -278,13 +399,69 @@ class ResultsView(QWidget):
                 parts.append("<p>" + "<br>".join(pair_notes) + "</p>")
         self.comparison.setHtml("".join(parts))
 
+    def show_sample(self, sample: SampleResult) -> None:
+        """One sample: its question, the answer, the judge's verdicts and reasons, and its pairwise verdicts."""
+        results = self.results
+        if results is None:
+            return
+        self.comparison.setHtml(sample_detail_html(results, sample))
 
-def _sample_html(model: str, sample: object) -> str:
+
+def _pair_note(pair: PairResult) -> str:
+    order = " <span class='warn'>◇ the two orders disagree</span>" if pair.inconsistent else ""
+    settled = " (settled by an expert)" if pair.adjudicated else ""
+    return (
+        f"{escape(pair.finetune)} vs {escape(pair.base)}: <b>{escape(pair.label or 'not judged')}</b>{settled}{order} "
+        f"{escape(pair.reason_normal)}"
+    )
+
+
+def sample_detail_html(results: RunResults, sample: SampleResult) -> str:
+    question = next((q for q in results.questions if q.id == sample.qid), None)
+    points = {c.id: c.points for c in question.components} if question is not None else {}
+    rows = "".join(
+        f"<tr><th>{escape(cid)}</th><td>{value}{'/' + escape(str(points[cid])) if cid in points else ''}</td>"
+        f"<td>{escape(sample.reasons.get(cid, ''))}</td></tr>"
+        for cid, value in sample.awards.items()
+    )
+    settled = (
+        f" <span class='meta'>(settled by an expert; the judge gave {fmt(sample.judge_total, 0)})</span>"
+        if sample.adjudicated
+        else ""
+    )
+    problem = escape(sample.error or sample.unscored_reason)
+    gate_reason = f"<p><b>Gate:</b> {escape(sample.gate_reason)}</p>" if sample.gate_reason else ""
+    adjustments = (
+        "<p class='meta'>Adjustments: " + escape("; ".join(sample.adjustments)) + "</p>" if sample.adjustments else ""
+    )
+    pairs = [
+        _pair_note(p)
+        for p in results.pairs
+        if p.qid == sample.qid and p.sample_index == sample.sample_index and sample.model in (p.finetune, p.base)
+    ]
+    return "".join(
+        [
+            style(),
+            f"<h3>{escape(sample.qid)} · {escape(question.title or '') if question else ''}</h3>",
+            f"<p class='meta'>{escape(question.question or '') if question else ''}</p>",
+            f"<h4>{escape(sample.model)} — sample {sample_number(sample)} — {escape(status_text(sample))}</h4>",
+            f"<p>Score <b>{escape(score_text(sample))}</b> / 10 · gate <b>{escape(gate_text(sample))}</b>{settled}</p>",
+            f"<p class='err'>{problem}</p>" if problem else "",
+            gate_reason,
+            f"<h3>Verdicts</h3><table><tr><th>Component</th><th>Awarded</th><th>The judge's reason</th></tr>{rows}</table>"
+            if rows
+            else "",
+            adjustments,
+            "<h3>Pairwise</h3><p>" + "<br>".join(pairs) + "</p>" if pairs else "",
+            "<h3>Answer</h3>",
+            f"<p style='white-space: pre-wrap'>{escape(sample.answer_clean or sample.answer_raw) or '<i>no answer</i>'}</p>",
+        ]
+    )
+
+
+def _sample_html(model: str, sample: SampleResult | None) -> str:
     if sample is None:
         return f"<b>{escape(model)}</b><br><i>no answer</i>"
-    from gtreview.results.loader import SampleResult
-
-    assert isinstance(sample, SampleResult)
     head = f"<b>{escape(model)}</b> — {sample.status.value}"
     if sample.status is SampleStatus.SCORED:
         head += f", total <b>{fmt(sample.total, 0)}</b>, gate {'passed' if sample.gate_passed else 'failed'}"
@@ -293,10 +470,8 @@ def _sample_html(model: str, sample: object) -> str:
         for cid, value in sample.awards.items()
     )
     problem = escape(sample.error or sample.unscored_reason)
-    return (
-        f"{head}<br>{('<span style=color:#b00020>' + problem + '</span><br>') if problem else ''}"
-        f"<p>{escape(sample.answer_clean or sample.answer_raw)[:3000]}</p><ul>{awards}</ul>"
-    )
+    shown = f"<span class='err'>{problem}</span><br>" if problem else ""
+    return f"{head}<br>{shown}<p>{escape(sample.answer_clean or sample.answer_raw)[:3000]}</p><ul>{awards}</ul>"
 
 
 def leaderboard_rows(entries: list[tuple[RunResults, RunAnalysis]]) -> list[list[str]]:

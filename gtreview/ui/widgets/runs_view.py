@@ -1,13 +1,21 @@
-"""The Runs view: the project's passes, and the one in progress with its cancel button."""
+"""The Runs view: the project's passes (a running one listed with its live counts), the
+one in progress with its cancel button, and Resume for a stopped or interrupted pass.
+
+The window re-reads the runs every few seconds while this page is shown, so a pass run
+by another process (the CLI) shows as running, and one whose process died as
+"stopped (interrupted)".
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -17,43 +25,119 @@ from PySide6.QtWidgets import (
 from gtreview.runs.execute import PassEvent
 from gtreview.store.runs_repo import RunSummary
 
+NO_PASS = "No pass running."
+
 
 class RunsView(QWidget):
     cancel_requested = Signal()
+    resume_requested = Signal(int)  # run id
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.runs: list[RunSummary] = []
+        self.own_pass = False  # a pass of this window is running (its events fill the phase line)
         self.table = QTableWidget(0, 7)
         self.table.setHorizontalHeaderLabels(["Run", "Name", "Source", "Status", "Answers", "Judgements", "Pairs"])
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.phase = QLabel("No pass running.")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.itemSelectionChanged.connect(self._update_resume)
+        self.phase = QLabel(NO_PASS)
+        self.phase.setWordWrap(True)  # a long failure wraps instead of widening the window
+        self.phase.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel pass")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
+        self.resume_button = QPushButton("&Resume selected pass")
+        self.resume_button.setToolTip(
+            "Run the selected stopped pass again as it was stored: it carries on where it stopped"
+        )
+        self.resume_button.setEnabled(False)
+        self.resume_button.clicked.connect(self._resume)
         row = QHBoxLayout()
         row.addWidget(self.phase, 1)
         row.addWidget(self.progress, 2)
         row.addWidget(self.cancel_button)
+        row.addWidget(self.resume_button)
+        self.empty = QLabel("No passes yet. Open a set and choose Run > Run a pass… (Ctrl+Shift+P).")
+        self.empty.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
+        layout.addWidget(self.empty)
         layout.addWidget(self.table)
 
     def show_runs(self, runs: list[RunSummary]) -> None:
+        selected = self.selected_run()
+        self.runs = list(runs)
+        self.table.blockSignals(True)
         self.table.setRowCount(len(runs))
         for position, run in enumerate(reversed(runs)):
-            values = (run.id, run.name, run.source, run.status, run.generations, run.judgements, run.pairs)
+            values = (run.id, run.name, run.source, run.shown_status, run.generations, run.judgements, run.pairs)
             for column, value in enumerate(values):
-                self.table.setItem(position, column, QTableWidgetItem(str(value)))
+                item = QTableWidgetItem(str(value))
+                if column == 3 and run.owner and (run.live or run.interrupted):
+                    item.setToolTip(f"held by {run.owner}" if run.live else f"was running in {run.owner}")
+                self.table.setItem(position, column, item)
+            if run.id == selected:
+                self.table.selectRow(position)
+        self.table.blockSignals(False)
         self.table.resizeColumnsToContents()
+        self.empty.setVisible(not runs)
+        if not self.own_pass:
+            self._show_other_processes()
+        self._update_resume()
+
+    def _show_other_processes(self) -> None:
+        """A pass another process is running (the CLI) shows as running here too."""
+        live = [r for r in self.runs if r.live]
+        if not live:
+            if self.phase.text().startswith("Run ") and " is running in " in self.phase.text():
+                self.phase.setText(NO_PASS)
+            return
+        self.phase.setText(
+            " ".join(
+                f"Run {r.id} ({r.name}) is running in {r.owner}: {r.generations} answers, "
+                f"{r.judgements} judgements, {r.pairs} pairs so far."
+                for r in live
+            )
+        )
+
+    def selected_run(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = self.table.item(rows[0].row(), 0)
+        return int(item.text()) if item is not None else None
+
+    def select_run(self, run_id: int) -> None:
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None and item.text() == str(run_id):
+                self.table.selectRow(row)
+
+    def _selected_summary(self) -> RunSummary | None:
+        run_id = self.selected_run()
+        return next((r for r in self.runs if r.id == run_id), None)
+
+    def _update_resume(self) -> None:
+        run = self._selected_summary()
+        self.resume_button.setEnabled(run is not None and run.resumable and not self.own_pass)
+
+    def _resume(self) -> None:
+        run = self._selected_summary()
+        if run is not None and run.resumable:
+            self.resume_requested.emit(run.id)
 
     def started(self, name: str) -> None:
+        self.own_pass = True
         self.phase.setText(f"{name}: starting…")
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.cancel_button.setEnabled(True)
+        self._update_resume()
 
     def show_event(self, event: PassEvent) -> None:
         self.progress.setRange(0, max(1, event.total))
@@ -61,6 +145,8 @@ class RunsView(QWidget):
         self.phase.setText(f"{event.phase}: {event.describe()}")
 
     def finished(self, message: str) -> None:
+        self.own_pass = False
         self.phase.setText(message)
         self.progress.setVisible(False)
         self.cancel_button.setEnabled(False)
+        self._update_resume()

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSplitter,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -19,6 +18,7 @@ from gtreview.core.corpus import LocatorResolution, ParsedDocument
 from gtreview.core.rubric import Evidence
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.ui.widgets import html
+from gtreview.ui.widgets.labels import ElidedLabel
 
 
 class SourcePane(QWidget):
@@ -34,11 +34,11 @@ class SourcePane(QWidget):
         self.evidence_list = QListWidget()
         self.evidence_list.setWordWrap(True)
         self.evidence_list.currentRowChanged.connect(self._show_evidence)
-        self.browser = QTextBrowser()
+        self.browser = html.HtmlBrowser()  # its highlights follow the theme
         self.browser.setOpenLinks(False)
         self.previous_button = QPushButton("◀ Page")
         self.next_button = QPushButton("Page ▶")
-        self.page_label = QLabel()
+        self.page_label = ElidedLabel()  # a long document name never widens the window
         self.previous_button.clicked.connect(lambda: self._turn(-1))
         self.next_button.clicked.connect(lambda: self._turn(1))
 
@@ -69,8 +69,16 @@ class SourcePane(QWidget):
     def index(self) -> CorpusIndex | None:
         return self._index
 
-    def show_evidence(self, evidence: list[Evidence], resolutions: list[LocatorResolution]) -> None:
-        self._evidence = list(zip(evidence, resolutions, strict=True))
+    def show_evidence(
+        self, evidence: list[Evidence], resolutions: list[LocatorResolution], *, keep_place: bool = False
+    ) -> None:
+        """List the evidence with what each locator resolves to and show the first item;
+        ``keep_place`` (the same question again) redraws only what changed, on the item shown."""
+        shown = list(zip(evidence, resolutions, strict=True))
+        if keep_place and shown == self._evidence:
+            return  # nothing changed: no redraw, the page stays where it was scrolled
+        place = self.evidence_list.currentRow() if keep_place else 0
+        self._evidence = shown
         self.evidence_list.clear()
         for position, (item, resolution) in enumerate(self._evidence):
             label = html.evidence_label(position, item.claim or "", resolution)
@@ -81,11 +89,19 @@ class SourcePane(QWidget):
                 entry.setToolTip(resolution.reason)
             self.evidence_list.addItem(entry)
         if self._evidence:
-            self.evidence_list.setCurrentRow(0)
+            self.evidence_list.setCurrentRow(min(max(place, 0), len(self._evidence) - 1))
         else:
             self._document = None
             self.browser.setHtml("<p>This question cites no evidence.</p>")
             self._update_navigation()
+
+    def clear(self) -> None:
+        """No question shown: no evidence, no page."""
+        self._evidence = []
+        self.evidence_list.clear()
+        self._document = None
+        self.browser.setHtml("")
+        self._update_navigation()
 
     def _show_evidence(self, row: int) -> None:
         if not 0 <= row < len(self._evidence) or self._index is None:

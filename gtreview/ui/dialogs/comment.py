@@ -1,0 +1,58 @@
+"""The comment asked for by a review action (request changes, retire, sign off, a reason):
+typed with the keyboard, accepted with Ctrl+Return."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
+
+class CommentEdit(QPlainTextEdit):
+    """A text box that hands Ctrl+Return to its dialog instead of making a new line."""
+
+    submitted = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class CommentDialog(QDialog):
+    """Enter makes a new line (comments have paragraphs), Tab moves on to the buttons,
+    Ctrl+Return accepts and Escape cancels."""
+
+    def __init__(self, title: str, prompt: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        label = QLabel(prompt)
+        label.setWordWrap(True)
+        self.text = CommentEdit()
+        self.text.setTabChangesFocus(True)
+        self.text.submitted.connect(self.accept)
+        label.setBuddy(self.text)
+        hint = QLabel("Ctrl+Return to accept, Escape to cancel")
+        hint.setEnabled(False)  # drawn as secondary text
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label)
+        layout.addWidget(self.text)
+        layout.addWidget(hint)
+        layout.addWidget(buttons)
+        self.resize(520, 260)
+        self.text.setFocus()
+
+    def comment(self) -> str:
+        return self.text.toPlainText()
+
+
+def ask_comment(parent: QWidget, title: str, prompt: str) -> str | None:
+    """The comment typed, or None when the dialog was cancelled."""
+    dialog = CommentDialog(title, prompt, parent)
+    return dialog.comment() if dialog.exec() == QDialog.DialogCode.Accepted else None

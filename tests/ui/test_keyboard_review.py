@@ -1,0 +1,61 @@
+"""Review from the keyboard: comments typed and accepted without the mouse, and an
+approval that moves on to the next unreviewed question (when the expert wants it)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+from gtreview.store import sets_repo
+from gtreview.store.sets_repo import ReviewStatus
+from gtreview.ui.dialogs.comment import CommentDialog, ask_comment
+from tests.ui.waiting import settle
+
+
+def test_enter_makes_a_new_line_tab_moves_on_and_ctrl_return_accepts(qtbot) -> None:  # type: ignore[no-untyped-def]
+    dialog = CommentDialog("Retire A1", "Why?")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.text.setFocus()
+    qtbot.keyClicks(dialog.text, "first")
+    qtbot.keyClick(dialog.text, Qt.Key.Key_Return)
+    qtbot.keyClicks(dialog.text, "second")
+    qtbot.keyClick(dialog.text, Qt.Key.Key_Tab)
+    assert dialog.comment() == "first\nsecond" and dialog.isVisible()  # Tab inserted nothing
+    assert QApplication.focusWidget() is not dialog.text
+    dialog.text.setFocus()
+    with qtbot.waitSignal(dialog.accepted, timeout=2000):
+        qtbot.keyClick(dialog.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def test_ask_comment_returns_the_text_or_none(qtbot) -> None:  # type: ignore[no-untyped-def]
+    def answer(accept: bool) -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, CommentDialog)
+        dialog.text.setPlainText("a reason")
+        dialog.accept() if accept else dialog.reject()
+
+    QTimer.singleShot(50, lambda: answer(True))
+    assert ask_comment(None, "t", "p") == "a reason"  # type: ignore[arg-type]
+    QTimer.singleShot(50, lambda: answer(False))
+    assert ask_comment(None, "t", "p") is None  # type: ignore[arg-type]
+
+
+def test_approving_moves_on_to_the_next_unreviewed_question(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    window.question_list.select("A1")
+    settle(qtbot, window)
+    window.menu_actions["approve"].trigger()
+    settle(qtbot, window)
+    statuses = {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}
+    assert statuses["A1"] is ReviewStatus.APPROVED
+    assert window.qid != "A1" and statuses[window.qid] is not ReviewStatus.APPROVED
+    assert "the next unreviewed question" in window.statusBar().currentMessage()
+
+    window.menu_actions["move_on"].setChecked(False)
+    shown = window.qid
+    window.menu_actions["approve"].trigger()
+    settle(qtbot, window)
+    assert window.qid == shown  # stays, as asked
+    assert window.settings.value("review/move_on_after_approving", type=bool) is False

@@ -1,0 +1,197 @@
+"""Layout and looks: long messages never widen the window, live validation keeps the field
+being typed in place, and the HTML views, charts and theme choice follow the palette."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QLabel
+
+from gtreview.core.corpus import PageText, ParsedDocument, SourceKind
+from gtreview.core.findings import Finding, Severity
+from gtreview.ui.theme import DARK, THEME_KEY, apply_theme
+from gtreview.ui.widgets import html
+from tests.ui.test_runs_ui import CONFIG, scripted_open
+from tests.ui.waiting import settle
+
+LONG = ("A pass failed: " + "the judge at http://judge.example/v1 refused the request " * 40)[:1900] + "x" * 100
+
+
+@pytest.fixture()
+def light_after(qapp: QApplication) -> Iterator[QApplication]:
+    """The test may switch the theme; every later test starts light again."""
+    yield qapp
+    apply_theme(qapp, "light")
+
+
+def _message_labels(window) -> list[QLabel]:  # type: ignore[no-untyped-def]
+    """Every label that shows a message, a result or a finding (not the fixed field names)."""
+    view = window.results_view
+    labels = [
+        view.status,
+        view.finding,
+        view.samples.count,
+        window.runs_view.phase,
+        window.fixtures.role,
+        window.fixtures.sum_label,
+        window.fixtures.findings,
+        window.editor.general_findings,
+        window.source_pane.page_label,
+        window.corpus_view.summary,
+        window.status_label,
+    ]
+    return [label for label in labels if isinstance(label, QLabel)]
+
+
+def _widest(window) -> list[str]:  # type: ignore[no-untyped-def]
+    """The widgets that ask for more than the screen: what a failure names."""
+    from PySide6.QtWidgets import QWidget
+
+    return [
+        f"{type(w).__name__}:{w.objectName()}:{w.minimumSizeHint().width()}"
+        for w in window.findChildren(QWidget)
+        if w.minimumSizeHint().width() > 1280
+    ][-6:]
+
+
+def test_long_messages_never_widen_the_window(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    window.run_controller.open_backend = scripted_open(window)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
+        window.start_configured_pass(CONFIG)
+    settle(qtbot, window)
+    window.show_results(1)
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is window.results_view, timeout=20000)
+    settle(qtbot, window)
+    labels = _message_labels(window)
+    assert len(labels) >= 10
+    for number, label in enumerate(labels):
+        label.setObjectName(label.objectName() or f"label{number}")
+    pages = [window.work_splitter, window.runs_view, window.results_view, window.corpus_view]
+    for page in pages:
+        window.pages.setCurrentWidget(page)
+        for tab in range(window.tabs.count()) if page is window.work_splitter else [None]:
+            if tab is not None:
+                window.tabs.setCurrentIndex(tab)
+            window.statusBar().showMessage(LONG)
+            for label in labels:
+                label.setText(LONG)
+                label.setVisible(True)
+                QApplication.processEvents()
+                hint = window.minimumSizeHint()
+                where = f"{type(page).__name__} tab {tab}: {type(label.parent()).__name__}.{label.objectName()}"
+                assert hint.width() <= 1280 and hint.height() <= 720, (where, hint, _widest(window))
+                assert window.width() <= 1600, where
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 720), timeout=5000)
+    assert window.results_view.status.text() == LONG  # shortened on screen, whole in the text and tooltip
+    window.pages.setCurrentWidget(window.results_view)
+    QApplication.processEvents()
+    assert window.results_view.status.toolTip() == LONG
+
+
+def test_live_validation_keeps_the_field_being_typed_in_place(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    window.resize(1280, 720)
+    window.tabs.setCurrentWidget(window.editor)
+    editor = window.editor
+    field = editor.pass_condition
+    editor.ensureWidgetVisible(field)
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=5000)
+    before = field.mapTo(editor.viewport(), field.rect().topLeft()).y()
+    findings = [
+        Finding(code=f"X{n}", severity=Severity.ERROR, question_id="A1", path="$.x_elsewhere", message="m " * 30)
+        for n in range(25)
+    ]
+    editor.show_findings(findings)
+    assert editor.general_findings.isVisible()
+    qtbot.waitUntil(lambda: abs(field.mapTo(editor.viewport(), field.rect().topLeft()).y() - before) <= 2, timeout=3000)
+
+
+def _document(name: str, page: PageText) -> ParsedDocument:
+    return ParsedDocument(name=name, title=name, kind=SourceKind.TEXT, sha256="0" * 64, size_bytes=1, pages=[page])
+
+
+def _css(style: str, selector: str) -> dict[str, str]:
+    body = re.search(rf"(?m)^{re.escape(selector)} \{{([^}}]*)\}}", style)
+    assert body is not None, selector
+    return dict(
+        (k.strip(), v.strip()) for k, v in (item.split(":", 1) for item in body.group(1).split(";") if ":" in item)
+    )
+
+
+def _contrast(first: str, second: str) -> float:
+    def luminance(colour: str) -> float:
+        c = QColor(colour)
+        channels = []
+        for value in (c.redF(), c.greenF(), c.blueF()):
+            channels.append(value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4)
+        return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_html_colours_follow_a_dark_palette(light_after: QApplication) -> None:
+    apply_theme(light_after, "dark")
+    palette = light_after.palette()
+    base, text = palette.color(QPalette.ColorRole.Base).name(), palette.color(QPalette.ColorRole.Text).name()
+    assert base == DARK[QPalette.ColorRole.Base]
+    page = PageText(number=1, lines=("first line", "cited line", "third"))
+    document = _document("r.txt", page)
+    fragment = html.page_html(document, page, {2}, "Evidence 1")
+    style = fragment[: fragment.index("</style>")]
+    assert _css(style, "body")["color"] == text
+    for selector in (".cited", ".gate", "th"):  # highlights, the gate box, table key cells
+        rules = _css(style, selector)
+        assert rules["color"] == text, selector
+        assert QColor(rules["background"]).lightness() < 110, selector  # no light background in the dark
+        assert _contrast(rules["background"], text) >= 4.5, selector
+    assert _contrast(_css(style, "h3")["color"], base) >= 4.5  # headings readable on the dark base
+    assert "<span class='cited'>" in fragment
+    apply_theme(light_after, "light")
+    light = html.style()
+    assert QColor(_css(light, ".cited")["background"]).lightness() > 180
+    assert _css(light, "body")["color"] == light_after.palette().color(QPalette.ColorRole.Text).name()
+
+
+def test_views_and_charts_redraw_in_the_new_palette(qtbot, light_after: QApplication) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.ui.widgets.results_view import ResultsView
+
+    browser = html.HtmlBrowser()
+    qtbot.addWidget(browser)
+    page = PageText(number=1, lines=("a", "b"))
+    browser.setHtml(html.page_html(_document("d.txt", page), page, {1}, "E"))
+    view = ResultsView()
+    qtbot.addWidget(view)
+    apply_theme(light_after, "dark")
+    QApplication.processEvents()
+    dark = html.colours()
+    assert dark.dark and dark.cited in browser.toHtml()  # the shown page took the dark highlight
+    base = light_after.palette().color(QPalette.ColorRole.Base)
+    for plot in (view.distribution, view.scatter, view.pairwise):
+        assert plot.backgroundBrush().color() == base  # charts are not left white
+    apply_theme(light_after, "light")
+    QApplication.processEvents()
+    assert view.scatter.backgroundBrush().color() == light_after.palette().color(QPalette.ColorRole.Base)
+    assert html.colours().cited in browser.toHtml()
+
+
+def test_theme_chosen_in_preferences_is_saved_and_applied_at_once(qtbot, settings, light_after) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.ui.dialogs.preferences import PreferencesDialog
+    from gtreview.ui.theme import theme_choice
+
+    dialog = PreferencesDialog(settings)
+    qtbot.addWidget(dialog)
+    assert [dialog.theme.itemText(i) for i in range(dialog.theme.count())] == ["System", "Light", "Dark"]
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    dialog._save()
+    assert settings.value(THEME_KEY) == "dark" and theme_choice(settings) == "dark"
+    assert light_after.palette().color(QPalette.ColorRole.Base).name() == DARK[QPalette.ColorRole.Base]
+    again = PreferencesDialog(settings)
+    qtbot.addWidget(again)
+    assert again.theme.currentData() == "dark"

@@ -1,0 +1,74 @@
+"""The question list: search over every text of a question, difficulty in its own order,
+and a Calibration column that says what the judge reproduced."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from gtreview.store import sets_repo
+from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
+from gtreview.ui.models.question_table import COLUMNS
+from tests.judging.scripted import ScriptedBackend, verdict_json
+from tests.ui.test_calibration_ui import faithful_judge
+from tests.ui.waiting import settle
+
+
+def visible(window) -> list[str]:  # type: ignore[no-untyped-def]
+    listing = window.question_list
+    return [listing.proxy.index(r, 0).data() for r in range(listing.proxy.rowCount())]
+
+
+def column_text(window, qid: str, name: str) -> str:  # type: ignore[no-untyped-def]
+    listing = window.question_list
+    for r in range(listing.proxy.rowCount()):
+        if listing.proxy.index(r, 0).data() == qid:
+            return str(listing.proxy.index(r, COLUMNS.index(name)).data())
+    raise AssertionError(f"{qid} is not shown")
+
+
+def test_search_finds_words_of_the_answer_and_rubric_not_only_the_title(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    questions = sets_repo.export_rubric(engine, set_id).questions
+    target = questions[3]
+    others = " ".join(f"{q.title} {q.question}" for q in questions if q.id != target.id).casefold()
+    word = next(
+        w
+        for w in (target.model_answer or "").split()
+        if len(w) > 6 and w.isalpha() and w.casefold() not in others and w.casefold() not in target.title.casefold()
+    )
+    window.question_list.search.setText(word.upper())  # case does not matter
+    assert target.id in visible(window)
+    window.question_list.search.setText("no question says zqxjv")
+    assert visible(window) == []
+
+
+def test_difficulty_sorts_easy_moderate_hard(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    listing = window.question_list
+    listing.table.sortByColumn(COLUMNS.index("Difficulty"), Qt.SortOrder.AscendingOrder)
+    shown = [listing.proxy.index(r, COLUMNS.index("Difficulty")).data() for r in range(listing.proxy.rowCount())]
+    order = {"Easy": 0, "Moderate": 1, "Hard": 2}
+    assert [order[d] for d in shown] == sorted(order[d] for d in shown) and len(set(shown)) == 3
+    choices = [listing.difficulty.itemText(i) for i in range(1, listing.difficulty.count())]
+    assert choices == ["Easy", "Moderate", "Hard"]
+
+
+def test_the_calibration_column_says_what_the_judge_reproduced(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    question = sets_repo.load_question(engine, set_id, "A1")
+    count = len(question.calibration)
+    assert column_text(window, "A1", "Calibration") == f"{count} not run"
+    set_setting(engine, JUDGE_SPEC, "scripted:judge")
+    window.controller.open_backend = lambda spec: ScriptedBackend(lambda r: verdict_json(question, True, {}), spec=spec)
+    with qtbot.waitSignal(window.controller.calibrated, timeout=10000):
+        window.menu_actions["calibrate"].trigger()
+    settle(qtbot, window)
+    partly = column_text(window, "A1", "Calibration")
+    assert partly.endswith(f"/{count} reproduced") and partly != f"{count}/{count} reproduced"
+    window.controller.open_backend = lambda spec: ScriptedBackend(faithful_judge(question), spec=spec)
+    with qtbot.waitSignal(window.controller.calibrated, timeout=10000):
+        window.menu_actions["calibrate"].trigger()
+    settle(qtbot, window)
+    assert column_text(window, "A1", "Calibration") == f"{count}/{count} reproduced"

@@ -31,6 +31,7 @@ from gtreview.app.adjudication import (
     override_pair,
     revert,
 )
+from gtreview.core import numbering
 from gtreview.results.loader import RunResults, load_run_results
 from gtreview.store import adjudication_repo, tables
 
@@ -43,7 +44,7 @@ class StaleItem(AdjudicationError):
 
 def sample_number(sample_index: int) -> str:
     """A sample as the user reads it: counted from 1 ("" for an item of no sample)."""
-    return "" if sample_index < 0 else str(sample_index + 1)
+    return "" if sample_index < 0 else str(numbering.sample_number(sample_index))
 
 
 def item_label(item: QueueItem) -> str:

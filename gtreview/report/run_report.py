@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gtreview import __version__
+from gtreview.core.numbering import sample_number
 from gtreview.report.document import (
     BarChart,
     BarSeries,
@@ -488,7 +489,7 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
 def _failures(doc: ReportDocument, results: RunResults) -> None:
     doc.add(Heading(text="Failures and unscored items"))
     rows = [
-        [s.model, s.qid, str(s.sample_index + 1), s.status.value, (s.error or s.unscored_reason)[:120]]
+        [s.model, s.qid, str(sample_number(s.sample_index)), s.status.value, (s.error or s.unscored_reason)[:120]]
         for s in results.samples
         if s.status in (SampleStatus.ERROR, SampleStatus.UNSCORED, SampleStatus.MISSING)
     ]

@@ -12,6 +12,7 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from gtreview.core import numbering
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 
 COLUMNS = ("Question", "Model", "Sample", "Score", "Gate", "Status")
@@ -23,7 +24,7 @@ _Index = QModelIndex | QPersistentModelIndex
 
 def sample_number(sample: SampleResult) -> int:
     """The number a user reads: samples count from 1 (the store's index from 0)."""
-    return sample.sample_index + 1
+    return numbering.sample_number(sample.sample_index)
 
 
 def score_text(sample: SampleResult) -> str:

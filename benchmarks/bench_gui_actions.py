@@ -217,7 +217,6 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
     project = open_project(folder)
     settings = QSettings(str(folder / "bench-settings.ini"), QSettings.Format.IniFormat)
     settings.setValue("reviewer/name", "Dr Bench")
-    settings.setValue("review/move_on_after_approving", False)  # approve alone (moving on is "next unreviewed")
     window = MainWindow(project, settings)
     window.resize(1500, 950)
     window.show()

@@ -324,9 +324,11 @@ class MainWindow(PagesMixin, QMainWindow):
     def _approved(self, set_id: int, qid: str) -> None:
         """After an approval, on to the next unreviewed question (Review > Move on after
         approving), unless the user has already gone elsewhere."""
-        if not self.menu_actions["move_on"].isChecked() or (set_id, qid) != (self.set_id, self.qid):
+        if (set_id, qid) != (self.set_id, self.qid):
             return
-        if self.question_list.select_next(lambda row: row.review_status in UNREVIEWED and row.qid != qid):
+        if not self.menu_actions["move_on"].isChecked():
+            self.notify(f"{qid} approved. Ctrl+J: the next unreviewed question.", "success")
+        elif self.question_list.select_next(lambda row: row.review_status in UNREVIEWED and row.qid != qid):
             self.notify(f"{qid} approved; on to {self.qid}, the next unreviewed question.", "success")
 
     def go_next_unreviewed(self) -> None:

@@ -94,7 +94,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["approve"] = _action(window, review_menu, "&Approve", "Ctrl+Return", controller.approve)
     move_on = _action(window, review_menu, "&Move on after approving", None, lambda: None)
     move_on.setCheckable(True)
-    move_on.setChecked(window.settings.value(MOVE_ON_KEY, True, type=bool))
+    move_on.setChecked(window.settings.value(MOVE_ON_KEY, False, type=bool))
     move_on.toggled.connect(lambda on: window.settings.setValue(MOVE_ON_KEY, on))
     actions["move_on"] = move_on
     actions["request_changes"] = _action(

@@ -41,21 +41,23 @@ def test_ask_comment_returns_the_text_or_none(qtbot) -> None:  # type: ignore[no
     assert ask_comment(None, "t", "p") is None  # type: ignore[arg-type]
 
 
-def test_approving_moves_on_to_the_next_unreviewed_question(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+def test_approving_offers_to_move_on_and_moves_on_when_asked(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
     window.question_list.select("A1")
     settle(qtbot, window)
     window.menu_actions["approve"].trigger()
     settle(qtbot, window)
-    statuses = {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}
-    assert statuses["A1"] is ReviewStatus.APPROVED
-    assert window.qid != "A1" and statuses[window.qid] is not ReviewStatus.APPROVED
-    assert "the next unreviewed question" in window.statusBar().currentMessage()
+    assert window.qid == "A1"  # by default the expert stays, and is told how to move on
+    assert "Ctrl+J: the next unreviewed question" in window.statusBar().currentMessage()
 
-    window.menu_actions["move_on"].setChecked(False)
-    shown = window.qid
+    window.menu_actions["move_on"].setChecked(True)
+    window.question_list.select("A2")
+    settle(qtbot, window)
     window.menu_actions["approve"].trigger()
     settle(qtbot, window)
-    assert window.qid == shown  # stays, as asked
-    assert window.settings.value("review/move_on_after_approving", type=bool) is False
+    statuses = {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}
+    assert statuses["A1"] is statuses["A2"] is ReviewStatus.APPROVED
+    assert window.qid not in ("A1", "A2") and statuses[window.qid] is not ReviewStatus.APPROVED
+    assert "the next unreviewed question" in window.statusBar().currentMessage()
+    assert window.settings.value("review/move_on_after_approving", type=bool) is True

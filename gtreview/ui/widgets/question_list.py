@@ -72,7 +72,9 @@ class QuestionList(QWidget):
         the last one sized for: a reload of the same set keeps the widths (and the user's)."""
         self.model.set_rows(rows)
         self._fill_choices(self.section, "Any section", sorted({r.section for r in rows if r.section}))
-        difficulties = {r.difficulty: r.difficulty_rank for r in rows if r.difficulty}
+        difficulties = {
+            r.difficulty: r.difficulty_rank for r in {r.difficulty: r for r in rows if r.difficulty}.values()
+        }
         self._fill_choices(self.difficulty, "Any difficulty", sorted(difficulties, key=lambda d: (difficulties[d], d)))
         if key is None or key != self._sized_for:
             self.table.resizeColumnsToContents()

@@ -31,6 +31,9 @@ def atomic_path(target: Path) -> Iterator[Path]:
     os.close(descriptor)
     temporary = Path(name)
     try:
+        # mkstemp makes the file private (0600); an export is as readable as any file the
+        # user writes (the mode an existing target has, else what the umask allows)
+        os.chmod(temporary, _mode_for(target))
         yield temporary
         with temporary.open("rb+") as handle:
             os.fsync(handle.fileno())
@@ -39,6 +42,15 @@ def atomic_path(target: Path) -> Iterator[Path]:
         raise OutputFileError(f"cannot write {target}: {exc.strerror or exc}") from exc
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_text_atomic(target: Path, text: str) -> Path:

@@ -24,6 +24,7 @@ class EditError(UserError, ValueError):
 class SaveResult(BaseModel):
     version: int
     findings: list[Finding]
+    withdrawn: sets_repo.ReviewStatus | None = None  # the status the save took away (an approval, a review)
 
 
 def save_content(
@@ -52,7 +53,10 @@ def save_content(
         except ValueError as exc:
             raise EditError(str(exc)) from None
     version = sets_repo.save_question(engine, set_id, question, author=author, comment=comment)
-    return SaveResult(version=version, findings=validate_question(content))
+    after = next((q.review_status for q in sets_repo.list_questions(engine, set_id) if q.qid == new_qid), status)
+    return SaveResult(
+        version=version, findings=validate_question(content), withdrawn=status if after is not status else None
+    )
 
 
 def apply_edit(

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.core import numbering
 from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, count_errors, count_warnings
 from gtreview.core.locator_findings import is_unresolved, unresolved_findings
@@ -48,9 +49,7 @@ class QuestionRow(BaseModel):
 
     @property
     def difficulty_rank(self) -> int:
-        """Easy before moderate before hard (an unknown word after them, none last)."""
-        word = self.difficulty.strip().casefold()
-        return DIFFICULTY_ORDER.get(word, len(DIFFICULTY_ORDER) if word else len(DIFFICULTY_ORDER) + 1)
+        return numbering.difficulty_rank(self.difficulty)
 
     @property
     def calibration_text(self) -> str:
@@ -62,9 +61,6 @@ class QuestionRow(BaseModel):
         if self.reproduced is None:
             return f"{self.fixtures} not run"
         return f"{self.reproduced}/{self.fixtures} reproduced"
-
-
-DIFFICULTY_ORDER = {"easy": 0, "moderate": 1, "medium": 1, "hard": 2}
 
 
 class QuestionDetail(BaseModel):

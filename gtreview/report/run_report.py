@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gtreview import __version__
-from gtreview.core.numbering import sample_number
+from gtreview.core.numbering import difficulty_rank, natural_key, sample_number
 from gtreview.report.document import (
     BarChart,
     BarSeries,
@@ -414,7 +414,8 @@ def _charts(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> 
 def _breakdowns(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
     doc.add(PageBreak(), Heading(text="Breakdowns"))
     for title, attribute in (("By section", "by_section"), ("By difficulty", "by_difficulty")):
-        groups = sorted(getattr(analysis.models[0], attribute))
+        rank = difficulty_rank if attribute == "by_difficulty" else (lambda _group: 0)
+        groups = sorted(getattr(analysis.models[0], attribute), key=lambda g: (rank(g), natural_key(g)))
         doc.add(Heading(text=title, level=2))
         doc.add(
             Table(
@@ -473,7 +474,7 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
             q.qid,
             q.title[:60],
             q.section,
-            q.difficulty[:4],
+            q.difficulty,
             *[f"{fmt(q.means[m], 1)}±{fmt(q.sds[m], 1)}" for m in results.models],
             *[fmt(q.pairwise_mean.get(f)) for f in finetunes],
             fmt(q.item_difficulty),

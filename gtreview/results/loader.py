@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from gtreview.core.grading import ComponentKind, component_kind, settle_awards
+from gtreview.core.numbering import natural_key
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.runs.plan import ModelEntry, PassConfig, plan_pass
 from gtreview.runs.record import RunConfig, RunRecordError, RunSource, RunStatus
@@ -272,7 +273,7 @@ def _imported(
     labels = [label for label in labels if label in used] or labels
     questions = {q.id: q for q in stored.question_models()}
     samples = []
-    for key in sorted(set(generations) | set(judgements), key=lambda k: (labels.index(k[0]), k[1], k[2])):
+    for key in sorted(set(generations) | set(judgements), key=lambda k: (labels.index(k[0]), natural_key(k[1]), k[2])):
         generation, judgement = generations.get(key), judgements.get(key)
         sample = _sample(*key, generation, judgement, imported=True, question=questions.get(key[1]))
         sample.generation_key = generation.key if generation is not None else ""

@@ -41,10 +41,12 @@ class _Saved:
     old_qid: str
     qid: str
     version: int
+    withdrawn: str  # the review status the save took away ("" when it kept it)
 
 
 class EditSession(QObject):
     saved = Signal(int, str, int)  # set id, question id, version
+    withdrawn = Signal(str, str)  # question id, the review status an edit took away (it is a draft again)
     failed = Signal(str)  # one-line reason
     renamed = Signal(int, str, str)  # set id, old id, new id
 
@@ -80,7 +82,9 @@ class EditSession(QObject):
             changes = OpChanges.of_questions(set_id, new_qid)
             if new_qid != qid:
                 changes = changes | OpChanges(sets=frozenset({set_id}))
-            return OpResult(_Saved(qid, new_qid, result.version), changes)
+            return OpResult(
+                _Saved(qid, new_qid, result.version, result.withdrawn.value if result.withdrawn else ""), changes
+            )
 
         def done(result: OpResult[_Saved]) -> None:
             saved = result.value
@@ -90,6 +94,8 @@ class EditSession(QObject):
                 self._refs[(set_id, saved.qid)] = ref
                 self.renamed.emit(set_id, saved.old_qid, saved.qid)
             self.saved.emit(set_id, saved.qid, saved.version)
+            if saved.withdrawn:
+                self.withdrawn.emit(saved.qid, saved.withdrawn)
 
         def failed(error: BaseException) -> None:
             self.refusals += 1

@@ -163,6 +163,12 @@ class MainWindow(PagesMixin, QMainWindow):
         self.editor.edit_requested.connect(self._edit)
         self.fixtures.edit_requested.connect(self._edit)
         self.session.saved.connect(self._saved)
+        self.session.withdrawn.connect(
+            lambda qid, status: self.notify(
+                f"{qid} is a draft again: the edit withdrew its {status.replace('_', ' ')} status; review it again.",
+                "warning",
+            )
+        )
         self.session.renamed.connect(self.questions.renamed)
         self.session.failed.connect(self._save_failed)
         self.questions.status_changed.connect(self._update_status)

@@ -44,6 +44,14 @@ from gtreview.ui.project_index import SharedIndex
 CommentAsker = Callable[[str, str], "str | None"]
 
 #: Actions on the question shown, and on its set: enabled only while there is one on screen.
+# What the notice says an action did ("Cannot <verb> A1" when it is refused).
+DONE = {
+    "start review of": "review started",
+    "approve": "approved",
+    "reopen": "reopened as a draft",
+    "request changes on": "changes requested",
+    "retire": "retired",
+}
 QUESTION_ACTIONS = ("start_review", "approve", "request_changes", "reopen", "retire", "calibrate")
 SET_ACTIONS = ("sign_off", "calibrate_set")
 NOTHING_SHOWN = "No question is on screen: show the question page and select a question the filters show."
@@ -135,7 +143,7 @@ class ReviewController(QObject):
             return OpChanges.of_questions(set_id, qid)
 
         def done(_changes: OpChanges) -> None:
-            notify(self, f"{qid}: {verb} recorded by {reviewer}." + (self._seal() if seal else ""), "success")
+            notify(self, f"{qid}: {DONE.get(verb, verb)} by {reviewer}." + (self._seal() if seal else ""), "success")
             if then is not None:
                 then(set_id, qid)
 

@@ -71,3 +71,20 @@ def test_the_rename_replaces_the_file_whole(tmp_path: Path) -> None:
     write_text_atomic(target, "one")
     write_text_atomic(target, "two\r\n")
     assert target.read_bytes() == b"two\r\n" and [p.name for p in target.parent.iterdir()] == ["a.json"]
+
+
+def test_a_new_export_is_as_readable_as_any_file_the_user_writes(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        fresh = write_text_atomic(tmp_path / "fresh.csv", "a,b\n")
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o644  # not mkstemp's private 0600
+        kept = tmp_path / "kept.csv"
+        kept.write_text("old")
+        kept.chmod(0o640)
+        write_text_atomic(kept, "new")
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640 and kept.read_text() == "new"  # an existing file keeps its mode
+    finally:
+        os.umask(umask)

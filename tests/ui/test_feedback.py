@@ -50,7 +50,7 @@ def test_refusals_results_and_failures_are_notices_of_their_kind(qtbot, sample_w
     window.answers.append("Cite page 3.")
     window.menu_actions["request_changes"].trigger()
     settle(qtbot, window)
-    assert window.notices.recent[-1] == ("success", "A1: request changes on recorded by Dr Test.")
+    assert window.notices.recent[-1] == ("success", "A1: changes requested by Dr Test.")
     notify(window.adjudication, "from a part of the window", "error")  # the one API, from any part
     assert window.notices.recent[-1] == ("error", "from a part of the window")
     assert window.statusBar().currentMessage() == "from a part of the window"

@@ -61,3 +61,38 @@ def test_approving_offers_to_move_on_and_moves_on_when_asked(qtbot, sample_windo
     assert window.qid not in ("A1", "A2") and statuses[window.qid] is not ReviewStatus.APPROVED
     assert "the next unreviewed question" in window.statusBar().currentMessage()
     assert window.settings.value("review/move_on_after_approving", type=bool) is True
+
+
+def test_the_editor_starts_at_the_top_for_another_question(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    window.resize(1280, 720)
+    window.tabs.setCurrentWidget(window.editor)
+    window.question_list.select("A1")
+    settle(qtbot, window)
+    bar = window.editor.verticalScrollBar()
+    assert bar.maximum() > 0  # the form is taller than the tab
+    bar.setValue(bar.maximum())
+    window.question_list.select("A2")
+    settle(qtbot, window)
+    assert window.editor.id_edit.text() == "A2" and bar.value() == 0  # a click lands on the field it aims at
+
+
+def test_an_edit_that_withdraws_an_approval_says_so(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    window.question_list.select("A1")
+    settle(qtbot, window)
+    window.menu_actions["approve"].trigger()
+    settle(qtbot, window)
+    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.APPROVED
+    window.tabs.setCurrentWidget(window.editor)
+    editor = window.editor
+    editor.title_edit.setFocus()
+    editor.title_edit.selectAll()
+    qtbot.keyClicks(editor.title_edit, "A retitled question")
+    with qtbot.waitSignal(window.session.withdrawn, timeout=5000) as withdrawn:
+        qtbot.keyClick(editor.title_edit, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    assert withdrawn.args == ["A1", "approved"]
+    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.DRAFT
+    assert any("A1 is a draft again" in text for _kind, text in window.notices.recent)

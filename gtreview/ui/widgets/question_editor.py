@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QScrollArea,
     QSpinBox,
+    QTableWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -224,6 +225,11 @@ class QuestionEditor(QScrollArea):
             binding.write(get_at(content, binding.path))
             binding.widget.blockSignals(False)
         self._show_checks()
+        if not same_question:  # another question starts at its top, tables at their first column
+            self.verticalScrollBar().setValue(0)
+            for table in self.findChildren(QTableWidget):
+                table.horizontalScrollBar().setValue(0)
+                table.verticalScrollBar().setValue(0)
 
     def clear(self) -> None:
         """No question: every field empty, no findings (what was being typed is committed first)."""

@@ -83,7 +83,9 @@ class FlowMixin:
 
     def _update_runs_polling(self) -> None:
         """Re-read the runs while the Runs page is shown or this window's pass runs."""
-        wanted = self.pages.currentWidget() is self.runs_view or self.run_controller.running
+        wanted = not getattr(self, "closing", False) and (
+            self.pages.currentWidget() is self.runs_view or self.run_controller.running
+        )
         if wanted and not self.runs_timer.isActive():
             self.runs_timer.start()
         elif not wanted:
@@ -94,6 +96,8 @@ class FlowMixin:
             self.read_runs()
 
     def read_runs(self) -> None:
+        if getattr(self, "closing", False):
+            return
         engine = self.project.engine
         self._runs.run(lambda: run_summaries(engine), self.show_run_summaries)
 

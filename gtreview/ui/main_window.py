@@ -61,6 +61,7 @@ class MainWindow(PagesMixin, QMainWindow):
         self.project = project
         self.settings = settings or QSettings()
         self.ops = OpHub(self)
+        self.closing = False  # set once the window is closing: nothing new is read
         self.index = SharedIndex(project.engine)
         self.session = EditSession(project.engine, self.reviewer_name, self)
         self.controller = ReviewController(
@@ -372,6 +373,8 @@ class MainWindow(PagesMixin, QMainWindow):
         if not self.run_controller.confirm_close(self):  # a running pass: asked, then stopped cleanly
             event.ignore()
             return
+        self.closing = True  # no new reads (the Runs page's re-read, a late timer) after the drain
+        self.runs_timer.stop()
         self.editor.commit_pending()
         self.ops.drain()  # every edit asked for is saved before the project closes
         self.run_controller.cancel()  # what a pass or a draft finished is stored; running again resumes

@@ -134,14 +134,9 @@ def frozen_rubric(engine: Engine, set_id: int) -> Rubric:
     return rubric
 
 
-def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -> SignoffInfo:
-    """Freeze the set: every active question approved, retired ones left out.
-
-    The frozen rubric is stored whole with its hash, so later edits (which start a
-    new draft of the set) cannot change what was signed.
-    """
-    if not reviewer.strip():
-        raise WorkflowError("a sign-off needs the reviewer's name")
+def check_ready_to_sign(engine: Engine, set_id: int) -> None:
+    """Raise WorkflowError, saying why, unless every active question is approved (asked
+    before the sign-off note, so the note is not typed in vain)."""
     summaries = sets_repo.list_questions(engine, set_id)
     active = [s for s in summaries if s.review_status in ACTIVE]
     if not active:
@@ -150,6 +145,17 @@ def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -
     if pending:
         shown = ", ".join(pending[:5]) + (" ..." if len(pending) > 5 else "")
         raise WorkflowError(f"{len(pending)} active question(s) are not approved: {shown}")
+
+
+def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -> SignoffInfo:
+    """Freeze the set: every active question approved, retired ones left out.
+
+    The frozen rubric is stored whole with its hash, so later edits (which start a
+    new draft of the set) cannot change what was signed.
+    """
+    if not reviewer.strip():
+        raise WorkflowError("a sign-off needs the reviewer's name")
+    check_ready_to_sign(engine, set_id)
     rubric = frozen_rubric(engine, set_id)
     text = rubric_to_json_text(rubric)
     content_hash = canonical_hash(rubric.to_json_dict())
@@ -165,6 +171,7 @@ __all__ = [
     "UnresolvedEvidence",
     "WorkflowError",
     "approve",
+    "check_ready_to_sign",
     "frozen_rubric",
     "history",
     "reopen",

@@ -223,6 +223,22 @@ class ReviewController(QObject):
             notify(self, "Open the set's question page to sign it off.", "warning")
             return
         before = self._prepare()
+        engine = self.project.engine
+
+        # Whether the set can be signed is asked first (after the edits queued before it),
+        # so no note is typed in vain.
+        def check() -> OpResult[None]:
+            workflow.check_ready_to_sign(engine, set_id)
+            return OpResult(None, OpChanges())
+
+        CollectionOp(self, check).success(lambda _ready: self._sign_off(set_id, before)).failure(
+            self._sign_refused
+        ).run_in_background(initiator=self)
+
+    def _sign_refused(self, error: BaseException) -> None:
+        notify(self, f"Cannot sign off: {failure_message(error)}", failure_kind(error))
+
+    def _sign_off(self, set_id: int, before: int) -> None:
         comment = self.ask_comment("Sign off the set", "Sign-off note (the set is frozen as it is now):")
         if comment is None:
             return
@@ -243,9 +259,7 @@ class ReviewController(QObject):
                 "success",
             )
 
-        CollectionOp(self, sign).success(done).failure(
-            lambda error: notify(self, f"Cannot sign off: {failure_message(error)}", failure_kind(error))
-        ).run_in_background(initiator=self)
+        CollectionOp(self, sign).success(done).failure(self._sign_refused).run_in_background(initiator=self)
 
     # -- calibration -------------------------------------------------------------
     def calibrate_question(self) -> None:

@@ -96,3 +96,19 @@ def test_an_edit_that_withdraws_an_approval_says_so(qtbot, sample_window) -> Non
     assert withdrawn.args == ["A1", "approved"]
     assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.DRAFT
     assert any("A1 is a draft again" in text for _kind, text in window.notices.recent)
+
+
+def test_sign_off_says_why_not_before_asking_for_the_note(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    asked: list[str] = []
+    window.controller.ask_comment = lambda title, _prompt: asked.append(title) or "a note"  # type: ignore[func-returns-value]
+    window.menu_actions["sign_off"].trigger()
+    settle(qtbot, window)
+    assert asked == []  # no note typed in vain
+    assert (
+        "Cannot sign off" in window.statusBar().currentMessage()
+        and "not approved" in window.statusBar().currentMessage()
+    )
+    from gtreview.app import workflow
+
+    assert workflow.signoffs(window.project.engine, window.set_id) == []

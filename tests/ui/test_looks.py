@@ -168,8 +168,12 @@ def test_views_and_charts_redraw_in_the_new_palette(qtbot, light_after: QApplica
     browser.setHtml(html.page_html(_document("d.txt", page), page, {1}, "E"))
     view = ResultsView()
     qtbot.addWidget(view)
+    view._legend(view.distribution)  # a legend made in the light theme
     apply_theme(light_after, "dark")
     QApplication.processEvents()
+    view._legend(view.distribution)  # what a redraw does: the plot's legend is handed back
+    legend_text = view.distribution.plotItem.legend.opts["labelTextColor"]
+    assert legend_text == light_after.palette().color(QPalette.ColorRole.Text)  # not black on dark
     dark = html.colours()
     assert dark.dark and dark.cited in browser.toHtml()  # the shown page took the dark highlight
     base = light_after.palette().color(QPalette.ColorRole.Base)

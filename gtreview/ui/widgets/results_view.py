@@ -200,7 +200,10 @@ class ResultsView(QWidget):
         self._pairwise(analysis)
 
     def _legend(self, plot: pg.PlotWidget) -> None:
-        plot.addLegend(offset=(5, 5), labelTextColor=self.palette().color(QPalette.ColorRole.Text))
+        # addLegend hands back a plot's existing legend unchanged: set the colour each time,
+        # so a legend made before a theme change does not keep black text on a dark chart
+        legend = plot.addLegend(offset=(5, 5))
+        legend.setLabelTextColor(self.palette().color(QPalette.ColorRole.Text))
 
     def _distribution(self, results: RunResults) -> None:
         plot = self.distribution

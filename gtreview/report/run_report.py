@@ -23,7 +23,7 @@ from gtreview.report.document import (
 )
 from gtreview.report.pdf import render_pdf
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
-from gtreview.results.loader import RunResults, SampleStatus
+from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.store.runs_repo import RunSource
 
 
@@ -487,12 +487,23 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
     doc.add(Table(header=header, rows=rows, widths=widths))
 
 
+NO_SCORE = (SampleStatus.ERROR, SampleStatus.UNSCORED, SampleStatus.MISSING, SampleStatus.UNJUDGED)
+
+
+def _why_no_score(sample: SampleResult) -> str:
+    if sample.status is SampleStatus.UNJUDGED:
+        return "an answer is stored but no verdict (judging not run, or an import without scores)"
+    if sample.status is SampleStatus.MISSING:
+        return "no answer stored (the pass stopped before it)"
+    return sample.error or sample.unscored_reason
+
+
 def _failures(doc: ReportDocument, results: RunResults) -> None:
     doc.add(Heading(text="Failures and unscored items"))
     rows = [
-        [s.model, s.qid, str(sample_number(s.sample_index)), s.status.value, (s.error or s.unscored_reason)[:120]]
+        [s.model, s.qid, str(sample_number(s.sample_index)), s.status.value, _why_no_score(s)[:120]]
         for s in results.samples
-        if s.status in (SampleStatus.ERROR, SampleStatus.UNSCORED, SampleStatus.MISSING)
+        if s.status in NO_SCORE
     ]
     if rows:
         doc.add(

@@ -23,7 +23,8 @@ class ModelFigures(BaseModel):
     samples: int
     errors: int
     unscored: int
-    missing: int
+    missing: int  # no answer stored
+    unjudged: int = 0  # an answer stored, no verdict
     settled: int  # samples whose score an expert settled
 
 
@@ -75,10 +76,11 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
                 sd=figures.summary.sd,
                 gate_pass_rate=figures.gate.rate,
                 n_questions=figures.summary.n_questions,
-                samples=sum(counts.get(k, 0) for k in ("scored", "error", "unscored", "missing")),
+                samples=sum(counts.get(k, 0) for k in ("scored", "error", "unscored", "missing", "unjudged")),
                 errors=counts.get("error", 0),
                 unscored=counts.get("unscored", 0),
                 missing=counts.get("missing", 0),
+                unjudged=counts.get("unjudged", 0),
                 settled=counts.get("adjudicated", 0),
             )
         )

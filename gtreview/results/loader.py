@@ -34,7 +34,8 @@ class SampleStatus(StrEnum):
     SCORED = "scored"
     ERROR = "error"  # generation failed after its retries: counts as 0 and is counted apart
     UNSCORED = "unscored"  # the judge broke its contract: left out of means, counted apart
-    MISSING = "missing"  # not produced yet (a pass that was stopped)
+    MISSING = "missing"  # no answer stored (a pass that was stopped before it)
+    UNJUDGED = "unjudged"  # an answer is stored but no verdict (stopped before judging; an import without scores)
 
 
 class SampleResult(BaseModel):
@@ -147,7 +148,11 @@ class RunResults(BaseModel):
                 maxima[kinds[component.id]] += int(component.points)
             for k in range(self.repeats):
                 sample = index.get((model, question.id, k))
-                if sample is None or sample.status in (SampleStatus.UNSCORED, SampleStatus.MISSING):
+                if sample is None or sample.status in (
+                    SampleStatus.UNSCORED,
+                    SampleStatus.MISSING,
+                    SampleStatus.UNJUDGED,
+                ):
                     continue
                 for ki, kind in enumerate(KINDS):
                     if maxima[kind] == 0:
@@ -377,6 +382,7 @@ def _sample(
             base.status, base.error, base.total, base.gate_passed = SampleStatus.ERROR, generation.error, 0.0, False
             return base
     if judgement is None:
+        base.status = SampleStatus.UNJUDGED
         return base
     payload = json.loads(judgement.record_json)
     contract = payload.get("contract")

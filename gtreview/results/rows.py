@@ -119,7 +119,7 @@ def question_figures(results: RunResults) -> list[QuestionFigures]:
                     n_scored=statuses.count(SampleStatus.SCORED),
                     n_errors=statuses.count(SampleStatus.ERROR),
                     n_unscored=statuses.count(SampleStatus.UNSCORED),
-                    n_missing=statuses.count(SampleStatus.MISSING),
+                    n_missing=statuses.count(SampleStatus.MISSING) + statuses.count(SampleStatus.UNJUDGED),  # no score
                     n_settled=sum(s.adjudicated for s in samples),
                     mean=nanmean(matrices[model][index]),
                     sd=nansd(matrices[model][index]),

@@ -85,6 +85,8 @@ def test_a_new_export_is_as_readable_as_any_file_the_user_writes(tmp_path: Path)
         kept.write_text("old")
         kept.chmod(0o640)
         write_text_atomic(kept, "new")
-        assert stat.S_IMODE(kept.stat().st_mode) == 0o640 and kept.read_text() == "new"  # an existing file keeps its mode
+        assert (
+            stat.S_IMODE(kept.stat().st_mode) == 0o640 and kept.read_text() == "new"
+        )  # an existing file keeps its mode
     finally:
         os.umask(umask)

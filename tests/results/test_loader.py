@@ -62,8 +62,22 @@ def test_matrices_errors_and_unscored(tmp_path: Path) -> None:
     tuned = results.score_matrix("tuned")
     assert base.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]  # gate failed twice, error (=0) once, per question
     assert np.isnan(tuned[:, 1]).all() and tuned[:, [0, 2]].tolist() == [[5.0, 5.0], [5.0, 5.0]]
-    assert results.counts("base") == {"scored": 4, "error": 2, "unscored": 0, "missing": 0, "adjudicated": 0}
-    assert results.counts("tuned") == {"scored": 4, "error": 0, "unscored": 2, "missing": 0, "adjudicated": 0}
+    assert results.counts("base") == {
+        "scored": 4,
+        "error": 2,
+        "unscored": 0,
+        "missing": 0,
+        "unjudged": 0,
+        "adjudicated": 0,
+    }
+    assert results.counts("tuned") == {
+        "scored": 4,
+        "error": 0,
+        "unscored": 2,
+        "missing": 0,
+        "unjudged": 0,
+        "adjudicated": 0,
+    }
     errors = [s for s in results.samples if s.status is SampleStatus.ERROR]
     assert all(s.total == 0 and s.gate_passed is False and s.error for s in errors)
     gate = results.gate_matrix("tuned")

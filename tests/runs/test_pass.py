@@ -260,3 +260,27 @@ def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_o
     result = run_pass(engine, cfg, questions, rubric_hash="r", open_backend=open_backend, cancel=cancel)
     assert [len(b.batches[0]) for b in backends[:2]] == [5, 12]  # only what was missing is asked for
     assert (result.reused, result.generated, result.judged) == (7, 17, 24)
+
+
+def test_an_answer_without_a_verdict_is_unjudged_not_missing(engine) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.report.run_report import _why_no_score
+    from gtreview.results.loader import SampleStatus, load_run_results
+
+    cancel = threading.Event()
+    with pytest.raises(PassCancelled):
+        run_pass(
+            engine,
+            config(),
+            QUESTIONS,
+            rubric_hash="r",
+            open_backend=Models().open,
+            progress=lambda event: cancel.set() if event.phase == "judge" else None,
+            cancel=cancel,
+        )
+    (run,) = runs_repo.list_runs(engine)
+    results = load_run_results(engine, run.id)
+    statuses = [s.status for s in results.samples]
+    assert statuses.count(SampleStatus.UNJUDGED) == run.generations - run.judgements > 0
+    assert SampleStatus.MISSING not in statuses  # every answer was generated
+    unjudged = next(s for s in results.samples if s.status is SampleStatus.UNJUDGED)
+    assert unjudged.answer_clean and "no verdict" in _why_no_score(unjudged)

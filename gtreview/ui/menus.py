@@ -122,6 +122,12 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     run_menu.addSeparator()
     actions["draft"] = _action(window, run_menu, "&Draft a set from the corpus…", "Ctrl+Shift+N", window.start_drafting)
     actions["cancel_draft"] = _action(window, run_menu, "Cancel &drafting", None, window.draft_controller.cancel)
+
+    def can_cancel() -> None:  # only what is running can be cancelled (read as the menu opens)
+        actions["cancel_pass"].setEnabled(window.run_controller.running)
+        actions["cancel_draft"].setEnabled(window.draft_controller.running)
+
+    run_menu.aboutToShow.connect(can_cancel)
     actions["authority"] = _action(
         window, run_menu, "Source a&uthority…", None, lambda: window.draft_controller.edit_authority(window)
     )

@@ -284,3 +284,29 @@ def test_an_answer_without_a_verdict_is_unjudged_not_missing(engine) -> None:  #
     assert SampleStatus.MISSING not in statuses  # every answer was generated
     unjudged = next(s for s in results.samples if s.status is SampleStatus.UNJUDGED)
     assert unjudged.answer_clean and "no verdict" in _why_no_score(unjudged)
+
+
+def test_the_score_chart_of_a_run_with_nothing_scored_starts_at_zero(engine, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.results.analysis import analyse
+    from gtreview.results.loader import load_run_results
+    from gtreview.ui.widgets.results_view import ResultsView
+
+    cancel = threading.Event()
+    with pytest.raises(PassCancelled):  # answers, and no verdict yet
+        run_pass(
+            engine,
+            config(pairwise=False),
+            QUESTIONS,
+            rubric_hash="r",
+            open_backend=Models().open,
+            progress=lambda event: cancel.set() if event.phase == "generate" else None,
+            cancel=cancel,
+        )
+    (run,) = runs_repo.list_runs(engine)
+    results = load_run_results(engine, run.id)
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_results(results, analyse(results, n_boot=50, n_perm=50), "")
+    low, high = view.distribution.plotItem.vb.viewRange()[1]
+    assert low == 0 and high > 0  # no negative counts on an empty chart
+    assert "none scored" in view.distribution.plotItem.getAxis("left").labelText

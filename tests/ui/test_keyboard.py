@@ -45,3 +45,11 @@ def test_enter_in_the_navigator_opens_the_item(qtbot, sample_window) -> None:  #
     qtbot.keyClick(navigator, Qt.Key.Key_Enter)
     settle(qtbot, window)
     assert window.pages.currentWidget() is window.work_splitter
+
+
+def test_cancel_actions_are_offered_only_while_something_runs(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    run_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "R&un")
+    run_menu.aboutToShow.emit()
+    assert not window.menu_actions["cancel_pass"].isEnabled()
+    assert not window.menu_actions["cancel_draft"].isEnabled()

@@ -210,6 +210,7 @@ class ResultsView(QWidget):
         plot.clear()
         self._legend(plot)
         width = 0.8 / max(1, len(results.models))
+        tallest = 0
         for index, model in enumerate(results.models):
             values = results.score_matrix(model)
             values = values[np.isfinite(values)]
@@ -217,12 +218,14 @@ class ResultsView(QWidget):
                 int(((values >= b) & (values < b + 1)).sum()) if b < 10 else int((values == 10).sum())
                 for b in range(11)
             ]
+            tallest = max(tallest, *counts)
             x = np.arange(11) - 0.4 + width * (index + 0.5)
             plot.addItem(
                 pg.BarGraphItem(x=x, height=counts, width=width, brush=COLOURS[index % len(COLOURS)], name=model)
             )
+        plot.setYRange(0, max(1, tallest) * 1.05, padding=0)  # counts start at 0, even with none scored
         plot.setLabel("bottom", "total /10")
-        plot.setLabel("left", "samples")
+        plot.setLabel("left", "samples" if tallest else "samples (none scored yet)")
 
     def _scatter(self, results: RunResults, analysis: RunAnalysis) -> None:
         plot = self.scatter

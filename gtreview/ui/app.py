@@ -155,6 +155,7 @@ class _Windows:
             old.close()
             old.project.close()
         self.window = window
+        fit_to_screen(window)
         window.show()
 
     def switch(self, folder: Path, create: bool = False) -> None:
@@ -220,3 +221,11 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
     finally:
         if windows.window is not None:
             windows.window.project.close()
+
+
+def fit_to_screen(window: QWidget) -> None:
+    """Never open larger than the screen the window is on (a size saved on a big monitor,
+    or the default 1500x950, on a 1280x720 laptop would put the status bar off screen)."""
+    screen = window.screen()
+    if screen is not None:
+        window.resize(window.size().boundedTo(screen.availableGeometry().size()))

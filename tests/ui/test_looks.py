@@ -199,3 +199,16 @@ def test_theme_chosen_in_preferences_is_saved_and_applied_at_once(qtbot, setting
     again = PreferencesDialog(settings)
     qtbot.addWidget(again)
     assert again.theme.currentData() == "dark"
+
+
+def test_the_window_never_opens_larger_than_its_screen(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QWidget
+
+    from gtreview.ui.app import fit_to_screen
+
+    window = QWidget()  # the main window fits 1280x720 (its minimum is tested above); the rule itself:
+    qtbot.addWidget(window)
+    window.resize(3000, 2000)  # a size saved on a large monitor
+    fit_to_screen(window)
+    screen = window.screen().availableGeometry().size()
+    assert (window.width(), window.height()) == (min(3000, screen.width()), min(2000, screen.height()))

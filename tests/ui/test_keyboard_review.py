@@ -112,3 +112,25 @@ def test_sign_off_says_why_not_before_asking_for_the_note(qtbot, sample_window) 
     from gtreview.app import workflow
 
     assert workflow.signoffs(window.project.engine, window.set_id) == []
+
+
+def test_ctrl_z_in_a_field_with_nothing_to_undo_undoes_the_last_saved_edit(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    window.question_list.select("A1")
+    settle(qtbot, window)
+    window.tabs.setCurrentWidget(window.editor)
+    editor = window.editor
+    title = sets_repo.load_question(engine, set_id, "A1").title
+    editor.title_edit.setFocus()
+    editor.title_edit.selectAll()
+    qtbot.keyClicks(editor.title_edit, "A new title")
+    with qtbot.waitSignal(window.session.saved, timeout=5000):
+        qtbot.keyClick(editor.title_edit, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    assert sets_repo.load_question(engine, set_id, "A1").title == "A new title"
+    editor.type_edit.setFocus()  # a field the expert has not typed in
+    with qtbot.waitSignal(window.session.saved, timeout=5000):
+        qtbot.keyClick(editor.type_edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    settle(qtbot, window)
+    assert sets_repo.load_question(engine, set_id, "A1").title == title  # the window's undo took the key

@@ -28,6 +28,7 @@ from gtreview.core.findings import Finding
 from gtreview.core.jsonpath import MISSING, Path, get_at, json_path, set_at
 from gtreview.core.validation import validate_question
 from gtreview.ui.widgets.fields import Binding, ColumnSpec, PlainTextField, RecordTable, findings_label
+from gtreview.ui.widgets.undo_keys import route_undo_keys
 
 COMMIT_DELAY_MS = 700
 DIFFICULTIES = ("Easy", "Moderate", "Hard")
@@ -57,6 +58,7 @@ class QuestionEditor(QScrollArea):
         self._build()
         self._layout.addStretch(1)
         self.setWidget(body)
+        self._undo_keys = route_undo_keys(body)
 
     # -- construction -------------------------------------------------------
     def _group(self, title: str) -> QFormLayout:

@@ -39,7 +39,7 @@ def build_report(
         title=f"Benchmark report: {results.name}",
         subtitle=set_name or "",
         cover_lines=[
-            ("Benchmark set", set_name or "(rubric file)"),
+            ("Benchmark set", set_name or "none in this project (questions from a rubric file)"),
             ("Set version (rubric sha256)", results.rubric_hash[:16] + "…" if results.rubric_hash else "–"),
             ("Sign-off", signoff or "not signed off"),
             ("Run", f"{results.run_id} ({results.status})"),
@@ -472,7 +472,7 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
     rows = [
         [
             q.qid,
-            q.title[:60],
+            _cut(q.title, 60),
             q.section,
             q.difficulty,
             *[f"{fmt(q.means[m], 1)}±{fmt(q.sds[m], 1)}" for m in results.models],
@@ -485,6 +485,11 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
     ]
     widths = [0.6, 3.0, 0.5, 0.6, *[1.1] * len(results.models), *[0.9] * len(finetunes), 0.7, 0.7, 0.9]
     doc.add(Table(header=header, rows=rows, widths=widths))
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, an ellipsis saying where it was cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 NO_SCORE = (SampleStatus.ERROR, SampleStatus.UNSCORED, SampleStatus.MISSING, SampleStatus.UNJUDGED)
@@ -501,7 +506,7 @@ def _why_no_score(sample: SampleResult) -> str:
 def _failures(doc: ReportDocument, results: RunResults) -> None:
     doc.add(Heading(text="Failures and unscored items"))
     rows = [
-        [s.model, s.qid, str(sample_number(s.sample_index)), s.status.value, _why_no_score(s)[:120]]
+        [s.model, s.qid, str(sample_number(s.sample_index)), s.status.value, _cut(_why_no_score(s), 120)]
         for s in results.samples
         if s.status in NO_SCORE
     ]

@@ -67,3 +67,11 @@ def test_run_report_headers_numbers_and_pairwise(finished_run, tmp_path: Path) -
     assert f"for samples 1..{results.repeats}" in flat
     pairwise_chart = next(b for b in doc.blocks if getattr(b, "title", "").startswith("Pairwise outcomes"))
     assert pairwise_chart.categories == ["wins", "ties", "losses", "unknown"]
+
+
+def test_long_cells_are_cut_with_an_ellipsis() -> None:
+    from gtreview.report.run_report import _cut
+
+    assert _cut("short", 60) == "short"
+    cut = _cut("Why does the reef pitch steepen below the junction crush zone near the shaft", 40)
+    assert len(cut) <= 40 and cut.endswith("…") and cut.startswith("Why does the reef pitch")

@@ -264,21 +264,9 @@ def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_o
 
 def test_an_answer_without_a_verdict_is_unjudged_not_missing(engine) -> None:  # type: ignore[no-untyped-def]
     from gtreview.report.run_report import _why_no_score
-    from gtreview.results.loader import SampleStatus, load_run_results
+    from gtreview.results.loader import SampleStatus
 
-    cancel = threading.Event()
-    with pytest.raises(PassCancelled):
-        run_pass(
-            engine,
-            config(),
-            QUESTIONS,
-            rubric_hash="r",
-            open_backend=Models().open,
-            progress=lambda event: cancel.set() if event.phase == "judge" else None,
-            cancel=cancel,
-        )
-    (run,) = runs_repo.list_runs(engine)
-    results = load_run_results(engine, run.id)
+    run, results = stopped_at(engine, "judge")
     statuses = [s.status for s in results.samples]
     assert statuses.count(SampleStatus.UNJUDGED) == run.generations - run.judgements > 0
     assert SampleStatus.MISSING not in statuses  # every answer was generated
@@ -288,25 +276,31 @@ def test_an_answer_without_a_verdict_is_unjudged_not_missing(engine) -> None:  #
 
 def test_the_score_chart_of_a_run_with_nothing_scored_starts_at_zero(engine, qtbot) -> None:  # type: ignore[no-untyped-def]
     from gtreview.results.analysis import analyse
-    from gtreview.results.loader import load_run_results
     from gtreview.ui.widgets.results_view import ResultsView
 
-    cancel = threading.Event()
-    with pytest.raises(PassCancelled):  # answers, and no verdict yet
-        run_pass(
-            engine,
-            config(pairwise=False),
-            QUESTIONS,
-            rubric_hash="r",
-            open_backend=Models().open,
-            progress=lambda event: cancel.set() if event.phase == "generate" else None,
-            cancel=cancel,
-        )
-    (run,) = runs_repo.list_runs(engine)
-    results = load_run_results(engine, run.id)
+    _run, results = stopped_at(engine, "generate", pairwise=False)  # answers, and no verdict yet
     view = ResultsView()
     qtbot.addWidget(view)
     view.show_results(results, analyse(results, n_boot=50, n_perm=50), "")
     low, high = view.distribution.plotItem.vb.viewRange()[1]
     assert low == 0 and high > 0  # no negative counts on an empty chart
     assert "none scored" in view.distribution.plotItem.getAxis("left").labelText
+
+
+def stopped_at(engine, phase: str, **changes: Any):  # type: ignore[no-untyped-def]
+    """A pass cancelled as ``phase`` reports its first progress; its run and its results."""
+    from gtreview.results.loader import load_run_results
+
+    cancel = threading.Event()
+    with pytest.raises(PassCancelled):
+        run_pass(
+            engine,
+            config(**changes),
+            QUESTIONS,
+            rubric_hash="r",
+            open_backend=Models().open,
+            progress=lambda event: cancel.set() if event.phase == phase else None,
+            cancel=cancel,
+        )
+    (run,) = runs_repo.list_runs(engine)
+    return run, load_run_results(engine, run.id)

@@ -134,3 +134,13 @@ def test_ctrl_z_in_a_field_with_nothing_to_undo_undoes_the_last_saved_edit(qtbot
         qtbot.keyClick(editor.type_edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
     assert sets_repo.load_question(engine, set_id, "A1").title == title  # the window's undo took the key
+
+
+def test_blind_grading_with_nothing_to_grade_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.ui.widgets.grading_view import GradingView
+
+    view = GradingView()
+    qtbot.addWidget(view)
+    view.start([])
+    assert view.progress.text() == "Nothing to grade blind in this run."
+    assert "no verdicts yet" in view.text.toPlainText() and not view.form.isEnabled()

@@ -200,6 +200,9 @@ class AdjudicationView(QWidget):
 
     def select_next_unsettled(self) -> bool:
         shown = self.visible_items()
+        if not shown:
+            notify(self, "The queue shows no items: nothing is flagged (or the filters hide it).", "info")
+            return False
         start = self.table.currentIndex().row()
         for offset in range(1, len(shown) + 1):
             row = (start + offset) % len(shown)

@@ -40,6 +40,15 @@ class GradingView(QWidget):
         self._show()
 
     def _show(self) -> None:
+        if not self.items:
+            self.progress.setText("Nothing to grade blind in this run.")
+            self.text.setHtml(
+                "<p>Blind grading samples answers the judge has scored, to compare the expert's "
+                "grade with the judge's, and this run has none left to grade: every scored answer "
+                "is graded already, or the run has no verdicts yet (run its judging first).</p>"
+            )
+            self.form.setEnabled(False)
+            return
         if self.position >= len(self.items):
             self.progress.setText(f"All {len(self.items)} sampled answers graded.")
             self.text.setHtml("<p>Done. The agreement with the judge is in the results.</p>")

@@ -18,7 +18,7 @@ from gtreview.core.rubric import Question, VariantRule
 from gtreview.judging.calibration import DriftMonitor, standardisation_fixtures
 from gtreview.judging.pairwise import PairJudgement, PairTask, compare_answers
 from gtreview.judging.pointwise import Judgement, JudgeSettings, JudgeTask, judge_answers
-from gtreview.runs.pass_context import PassCancelled, PassContext, Tally
+from gtreview.runs.pass_context import CANCELLED, PassCancelled, PassContext, Tally
 from gtreview.runs.plan import GenerationTask, PassPlan
 from gtreview.runs.record import record_backend
 from gtreview.store import runs_repo, tables
@@ -110,7 +110,7 @@ def judge_phase(
                     on_judgement=store,
                 )
             except Cancelled as exc:
-                raise PassCancelled("the pass was cancelled; run it again to resume") from exc
+                raise PassCancelled(CANCELLED) from exc
             tally.next_call()
             if monitor is not None and drift is not None:
                 drift.restart()
@@ -195,7 +195,7 @@ def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[Varian
                 on_pair=store,
             )
         except Cancelled as exc:
-            raise PassCancelled("the pass was cancelled; run it again to resume") from exc
+            raise PassCancelled(CANCELLED) from exc
     finally:
         backend.close()
 

@@ -20,6 +20,9 @@ class PassCancelled(Cancelled, RuntimeError):
     """The pass was cancelled; everything finished so far is stored."""
 
 
+CANCELLED = "the pass was cancelled; run it again to resume"
+
+
 class PassEvent(BaseModel):
     phase: str
     done: int
@@ -84,7 +87,7 @@ class PassContext:
 
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
-            raise PassCancelled("the pass was cancelled; run it again to resume")
+            raise PassCancelled(CANCELLED)
 
     def emit(self, phase: str, done: int, total: int, started: float, tokens: int = 0, message: str = "") -> None:
         if self.progress is not None:
@@ -111,7 +114,7 @@ class PassContext:
             return complete(backend, requests, cancel=self.cancel, on_result=on_result)
         except Exception as exc:  # a worker's GenerationCancelled, or anything the backend raises
             if self.cancel is not None and self.cancel.is_set():
-                raise PassCancelled("the pass was cancelled; run it again to resume") from exc
+                raise PassCancelled(CANCELLED) from exc
             raise
 
 

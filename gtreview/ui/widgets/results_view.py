@@ -7,7 +7,9 @@ passes compare in the leaderboard."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -250,18 +252,13 @@ class ResultsView(QWidget):
                     pen=pg.mkPen("#999999"),
                 )
             )
-            points = pg.ScatterPlotItem(
-                x=x,
-                y=y,
-                data=[q.qid for q in rows],
-                size=9,
-                brush=COLOURS[(index + 1) % len(COLOURS)],
-                hoverable=True,
-                tip=lambda x, y, data: f"{data}: {x:.1f} → {y:.1f}",
+            self._question_points(
+                x,
+                y,
+                [q.qid for q in rows],
+                COLOURS[(index + 1) % len(COLOURS)],
+                lambda x, y, qid: f"{qid}: {x:.1f} → {y:.1f}",
             )
-            points.sigClicked.connect(lambda _item, spots, _event=None: self._clicked(spots))
-            plot.addItem(points)
-            self.scatter_items.append(points)
         plot.setXRange(0, 10)
         plot.setYRange(0, 10)
         plot.setLabel("bottom", results.base)
@@ -284,24 +281,22 @@ class ResultsView(QWidget):
                 pen=pg.mkPen("#999999"),
             )
         )
-        points = pg.ScatterPlotItem(
-            x=x,
-            y=y,
-            data=[q.qid for q in rows],
-            size=9,
-            brush=COLOURS[0],
-            hoverable=True,
-            tip=lambda x, y, data: f"{data}: {y:.1f}",
-        )
-        points.sigClicked.connect(lambda _item, spots, _event=None: self._clicked(spots))
-        plot.addItem(points)
-        self.scatter_items.append(points)
+        self._question_points(x, y, [q.qid for q in rows], COLOURS[0], lambda _x, y, qid: f"{qid}: {y:.1f}")
         step = max(1, len(rows) // 12)
         plot.getAxis("bottom").setTicks([[(i, q.qid) for i, q in enumerate(rows) if i % step == 0]])
         plot.setXRange(-0.5, max(0.5, len(rows) - 0.5))
         plot.setYRange(0, 10)
         plot.setLabel("bottom", "question")
         plot.setLabel("left", "total /10")
+
+    def _question_points(
+        self, x: Any, y: Any, qids: list[str], brush: str, tip: Callable[[float, float, str], str]
+    ) -> None:
+        """One point per question on the scatter: hover names it, a click opens it."""
+        points = pg.ScatterPlotItem(x=x, y=y, data=qids, size=9, brush=brush, hoverable=True, tip=tip)
+        points.sigClicked.connect(lambda _item, spots, _event=None: self._clicked(spots))
+        self.scatter.addItem(points)
+        self.scatter_items.append(points)
 
     def _clicked(self, spots: list[pg.SpotItem]) -> None:
         if spots:

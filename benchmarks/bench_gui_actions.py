@@ -250,6 +250,16 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
         old.append(timed(lambda: (review.set_overview(engine, set_id), old_question_refresh(window.qid or ""))))
     rows.append(("open the set", new, old))
 
+    # the same, when the list shows other questions (another set, or the first opening):
+    # the list is rebuilt rather than updated in place
+    new = []
+    for _ in range(times):
+        window.show_runs()
+        wait_idle(app, window)
+        window.question_list.model.set_rows([])
+        new.append(measure(app, window, lambda: window.open_set(set_id)))
+    rows.append(("open, rebuilt", new, []))
+
     # next unreviewed (Ctrl+J), from the top of the list
     new = []
     for _ in range(times):

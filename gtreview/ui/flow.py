@@ -54,6 +54,7 @@ class FlowMixin:
     runs_view: Any
     run_controller: Any
     question_view: Any
+    question_list: Any
     settings: Any
     reviewer_name: Any
     open_set: Any
@@ -125,6 +126,7 @@ class FlowMixin:
         """A project with no set says what to do next, where the question would be."""
         if not overview.sets:
             self.question_view.setHtml(NO_SETS_HTML)
+            self.question_list.set_rows([])  # the list says so too
 
     def ask_import_corpus(self, files: bool = False) -> None:
         widget = self._flow_widget

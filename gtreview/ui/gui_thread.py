@@ -34,7 +34,8 @@ class GuiThreadCollector(QObject):
     examined; reference counting still frees them). Cyclic garbage among them is found
     by one full collection, done when the heap has grown by a quarter since the last
     one (CPython's own rule for full collections) and the app is quiet (no burst of
-    new objects for ``quiet_s``), or after ``longest_wait_s`` of sustained work at most.
+    new objects for ``quiet_s``); under sustained work, after ``longest_wait_s`` at the
+    first tick with no read or change in flight (between two actions, not inside one).
     """
 
     def __init__(
@@ -66,11 +67,13 @@ class GuiThreadCollector(QObject):
         self.timer.start()
 
     BURST = 2_000  # new young objects in one tick that mean someone is working
+    OVERDUE_FACTOR = 10  # work in flight without a pause is interrupted after this many longest waits
 
     def collect(self) -> None:
         now = self.clock()
         young = gc.get_count()[0]
-        if young > self.BURST or any(hub.working() for hub in list(self._hubs)):
+        in_flight = any(hub.working() for hub in list(self._hubs))
+        if young > self.BURST or in_flight:
             self._last_burst = now
         if young > self.thresholds[0]:
             gc.freeze()
@@ -78,7 +81,12 @@ class GuiThreadCollector(QObject):
         if self._grown <= max(int(self._base * self.growth), self.min_growth):
             return
         quiet = now - self._last_burst >= self.quiet_s
-        if quiet or now - self._last_full >= self.longest_wait_s:
+        waited = now - self._last_full
+        # Past the longest wait, the first moment no read or change is in flight will do
+        # (a collection inside one delays its result by the collection's length); only
+        # work that never pauses is interrupted, at ten times the longest wait.
+        overdue = waited >= self.longest_wait_s and not in_flight
+        if quiet or overdue or waited >= self.OVERDUE_FACTOR * self.longest_wait_s:
             self.collect_all()
 
     def note_activity(self) -> None:

@@ -119,6 +119,8 @@ class QuestionController(QObject):
         self.w.editor.commit_pending()
         if set_id != self.set_id:
             self.qid = None
+        elif select is None:
+            select = self.qid  # the same set again (back from another page) keeps its place
         self.set_id = set_id
         engine, index = self.engine, self.index
         self._rows.run(
@@ -133,7 +135,12 @@ class QuestionController(QObject):
         self._resetting = True
         try:
             listing.set_rows(overview.rows, select_first=select is None, key=overview.set_id)
-            if select is not None and not listing.select(select) and listing.proxy.rowCount():
+            if (
+                select is not None
+                and listing.current_qid() != select
+                and not listing.select(select)
+                and listing.proxy.rowCount()
+            ):
                 listing.table.selectRow(0)
         finally:
             self._resetting = False

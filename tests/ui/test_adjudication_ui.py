@@ -265,3 +265,31 @@ def test_the_app_and_the_command_line_number_samples_alike(qtbot, sample_window,
     item = view.current()
     assert item_label(item) in view.detail.toPlainText()
     assert f"sample {item.sample_index + 1}" in lines[item.key]
+
+
+def test_an_empty_queue_says_why_in_the_table(qtbot, sample_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    view = window.adjudication.queue_view
+    assert view.row_count() == 0 and view.empty_hint.text().startswith("Open a pass's results")
+    window.run_controller.open_backend = flagging_open(window)
+    monkeypatch.setattr(
+        "tests.ui.test_adjudication_ui.verdict_json", lambda q, gate, awards, **_: verdict_json(q, gate, awards)
+    )
+    with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
+        window.start_configured_pass(CONFIG)  # the judge flags nothing
+    settle(qtbot, window)
+    window.menu_actions["adjudication"].trigger()
+    settle(qtbot, window)
+    assert view.row_count() == 0
+    assert view.empty_hint.text().startswith("Nothing in this pass needs an expert's decision")
+    assert view.empty_hint.label.isVisible()
+
+
+def test_a_queue_filtered_to_nothing_says_so(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    view = open_queue(qtbot, sample_window)
+    queued = view.row_count()
+    assert queued and view.empty_hint.text() == ""
+    view.proxy.set_filters(reason="flagged by the judge", model="(any)", qid="no such question")  # the rows go
+    assert (
+        view.empty_hint.text() == f"No item matches the filters ({queued} in the queue): set them to (any) to see all."
+    )

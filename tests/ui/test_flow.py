@@ -56,6 +56,7 @@ def test_an_empty_project_says_what_to_do_next(qtbot, empty_window) -> None:  # 
     assert children(window.navigator.corpus_item) == [NAV_NO_CORPUS]
     assert children(window.navigator.sets_item) == [NO_SETS]
     assert "File > Import rubric…" in window.question_view.toPlainText()
+    assert "File > Import rubric…" in window.question_list.empty_hint.text()  # the list too, not a blank grid
     window.show_corpus()
     settle(qtbot, window)
     assert window.pages.currentWidget() is window.corpus_view

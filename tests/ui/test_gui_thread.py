@@ -112,6 +112,47 @@ def test_a_read_or_change_in_flight_counts_as_work() -> None:
         gc_collector.stop()
 
 
+def test_an_overdue_collection_waits_for_the_read_in_flight_to_end() -> None:
+    clock = Clock()
+    gc_collector = collector(clock)
+    hub = Hub()
+    gc_collector.watch(hub)
+    try:
+        Cycle.collected = 0
+        kept = []
+        for _ in range(4 * 70):  # 70 s of actions one after another, each read in flight
+            make_garbage(1)
+            kept.append(work(100))
+            clock.now += 0.25
+            gc_collector.collect()
+        assert gc_collector.full_collections == 0  # past the longest wait, but never inside a read
+        hub.running = False  # the read delivered; the user is not quiet yet (still allocating)
+        make_garbage(1)
+        kept.append(work(5_000))
+        clock.now += 0.25
+        gc_collector.collect()
+        assert gc_collector.full_collections == 1 and Cycle.collected == 281
+    finally:
+        gc_collector.stop()
+
+
+def test_work_that_never_pauses_is_collected_at_last() -> None:
+    clock = Clock()
+    gc_collector = collector(clock)
+    gc_collector.watch(hub := Hub())
+    try:
+        ticks = 0
+        while gc_collector.full_collections == 0 and ticks < 4 * 700:
+            make_garbage(5)  # a pass's progress: garbage, and the heap growing
+            clock.now += 0.25
+            ticks += 1
+            gc_collector.collect()
+        assert hub.running and gc_collector.full_collections == 1
+        assert ticks * 0.25 == GuiThreadCollector.OVERDUE_FACTOR * 60.0
+    finally:
+        gc_collector.stop()
+
+
 def test_small_growth_waits_for_a_full_collection() -> None:
     clock = Clock()
     gc_collector = GuiThreadCollector(None, min_growth=10_000_000, clock=clock)

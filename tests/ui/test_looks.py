@@ -212,3 +212,25 @@ def test_the_window_never_opens_larger_than_its_screen(qtbot) -> None:  # type: 
     fit_to_screen(window)
     screen = window.screen().availableGeometry().size()
     assert (window.width(), window.height()) == (min(3000, screen.width()), min(2000, screen.height()))
+
+
+def test_an_unchecked_box_stands_out_on_a_dark_window(qtbot, light_after: QApplication) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QCheckBox
+
+    def darkest_contrast_of_the_box(box: QCheckBox) -> float:
+        """The strongest contrast between the window and any pixel of the box's indicator."""
+        image = box.grab().toImage()
+        window = box.palette().color(QPalette.ColorRole.Window).name()
+        side = min(image.height(), 20)
+        pixels = {QColor(image.pixel(x, y)).name() for x in range(side) for y in range(side)}
+        return max(_contrast(window, colour) for colour in pixels)
+
+    apply_theme(light_after, "dark")
+    box = QCheckBox("Has findings")
+    qtbot.addWidget(box)
+    box.show()
+    dark_contrast = darkest_contrast_of_the_box(box)
+    apply_theme(light_after, "light")
+    light_contrast = darkest_contrast_of_the_box(box)
+    assert dark_contrast >= 2.5  # the outline is seen (Fusion's own: about 1.2, on either window)
+    assert light_contrast >= 2.5

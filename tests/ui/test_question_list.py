@@ -72,3 +72,67 @@ def test_the_calibration_column_says_what_the_judge_reproduced(qtbot, sample_win
         window.menu_actions["calibrate"].trigger()
     settle(qtbot, window)
     assert column_text(window, "A1", "Calibration") == f"{count}/{count} reproduced"
+
+
+def test_opening_the_set_again_keeps_the_place_and_updates_rows_in_place(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app import workflow
+
+    window = sample_window
+    listing = window.question_list
+    listing.table.selectRow(3)
+    settle(qtbot, window)
+    chosen = listing.current_qid()
+    other = listing.model.rows()[5].qid
+    resets: list[int] = []
+    changed: list[tuple[int, int]] = []
+    listing.model.modelReset.connect(lambda: resets.append(1))
+    listing.model.dataChanged.connect(lambda first, last, _roles=(): changed.append((first.row(), last.row())))
+    workflow.start_review(window.project.engine, window.set_id, other, reviewer="Someone else")  # another writer
+    window.show_runs()
+    window.open_set(window.set_id)
+    settle(qtbot, window)
+    assert listing.current_qid() == chosen and window.qid == chosen  # back where the expert was
+    assert resets == [] and changed == [(5, 5)]  # only the row that changed is redrawn
+    assert column_text(window, other, "Status") == "in review"
+    changed.clear()
+    window.open_set(window.set_id)
+    settle(qtbot, window)
+    assert resets == [] and changed == []  # nothing changed, nothing redrawn
+
+
+def test_the_same_page_again_keeps_its_scroll_position(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.ui.widgets.html import HtmlBrowser
+
+    browser = HtmlBrowser()
+    qtbot.addWidget(browser)
+    browser.resize(300, 200)
+    browser.show()
+    page = "".join(f"<p>line {n}</p>" for n in range(300))
+    browser.setHtml(page)
+    browser.verticalScrollBar().setValue(500)
+    browser.setHtml(page)
+    assert browser.verticalScrollBar().value() == 500
+    browser.setHtml(page + "<p>one more</p>")
+    assert browser.verticalScrollBar().value() == 0  # a new page starts at its top
+    browser.clear()
+    browser.setHtml(page)
+    assert "line 299" in browser.toPlainText()
+
+
+def test_a_list_that_shows_nothing_says_why(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    listing = window.question_list
+    held = listing.model.rowCount()
+    assert listing.empty_hint.text() == ""  # rows shown: no hint
+    from gtreview.ui.widgets.question_list import QuestionList
+
+    fresh = QuestionList()
+    qtbot.addWidget(fresh)
+    assert fresh.empty_hint.text() == ""  # the set still being read says nothing (not "no questions")
+    listing.search.setText("zqxjv")
+    assert listing.empty_hint.text() == f"No question matches the search “zqxjv” ({held} in the set)."
+    listing.findings_only.setChecked(True)
+    assert "the search “zqxjv” and the filters" in listing.empty_hint.text()
+    listing.search.clear()
+    listing.findings_only.setChecked(False)
+    assert listing.empty_hint.text() == "" and listing.proxy.rowCount() == held

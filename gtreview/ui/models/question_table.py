@@ -21,6 +21,15 @@ class QuestionTableModel(QAbstractTableModel):
         self._rows: list[QuestionRow] = rows or []
 
     def set_rows(self, rows: list[QuestionRow]) -> None:
+        """Show ``rows``. The same questions in the same order (a reload of the set) are
+        updated in place, so the selection, the scroll position and the sorted, filtered
+        view stay as they were, and rows that did not change are not redrawn."""
+        changed = _changed_in_place(self._rows, rows)
+        if changed is not None:
+            self._rows = rows
+            if changed:
+                self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(COLUMNS) - 1))
+            return
         self.beginResetModel()
         self._rows = rows
         self.endResetModel()
@@ -72,6 +81,20 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (5, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+def _changed_in_place(old: list[QuestionRow], new: list[QuestionRow]) -> list[int] | None:
+    """The positions whose row changed, when ``new`` holds the same questions in the same
+    order as ``old``; None when the list itself changed."""
+    if len(old) != len(new):
+        return None
+    changed = []
+    for position, (before, after) in enumerate(zip(old, new, strict=True)):
+        if before.qid != after.qid:
+            return None
+        if before.__dict__ != after.__dict__:  # the field values (a model's == costs ten times more)
+            changed.append(position)
+    return changed
 
 
 def _display(row: QuestionRow, column: int) -> Any:

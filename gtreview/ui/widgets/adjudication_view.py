@@ -31,6 +31,7 @@ from gtreview.core.rubric import Question
 from gtreview.results.loader import RunResults
 from gtreview.ui.models.queue_table import ANY, ITEM_ROLE, QueueFilterProxy, QueueTableModel
 from gtreview.ui.ops import notify
+from gtreview.ui.widgets.empty_hint import EmptyHint
 from gtreview.ui.widgets.grading_form import GradingForm
 from gtreview.ui.widgets.html import HtmlBrowser, style
 
@@ -66,6 +67,7 @@ class AdjudicationView(QWidget):
         self.table.horizontalHeader().setResizeContentsPrecision(50)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._selected())
         self.table.clicked.connect(self._clicked)
+        self.empty_hint = EmptyHint(self.table, self._why_empty)
         self.detail = HtmlBrowser()
         self.form = GradingForm()
         self.pair_label = QComboBox()
@@ -143,6 +145,7 @@ class AdjudicationView(QWidget):
                 self._select_quietly(0)
             else:
                 self.clear_item()
+        self.empty_hint.update()
         if announce:
             self._selected()
 
@@ -152,12 +155,25 @@ class AdjudicationView(QWidget):
             model=self.model_filter.currentText(),
             qid=self.question_filter.currentText(),
         )
+        self.empty_hint.update()
 
     def _refilter(self) -> None:
         kept = self.current()
         self._apply_filters()
         if (kept is None or not self.select_key(kept.key, announce=False)) and self.proxy.rowCount():
             self.select(0)
+
+    def _why_empty(self) -> str:
+        if self.results is None:
+            return "Open a pass's results (Results page) to see what in it needs an expert's decision."
+        queued = self.model.rowCount()
+        if queued:
+            return f"No item matches the filters ({queued} in the queue): set them to {ANY} to see all."
+        return (
+            "Nothing in this pass needs an expert's decision: the judge flagged no answer, every "
+            "answer was scored, no pairwise verdict is unknown or flipped with the order, and no "
+            "calibration response was missed."
+        )
 
     def visible_items(self) -> list[QueueItem]:
         return [self.proxy.index(row, 0).data(ITEM_ROLE) for row in range(self.proxy.rowCount())]

@@ -125,8 +125,14 @@ class HtmlBrowser(QTextBrowser):
         self._source_html = ""
 
     def setHtml(self, text: str) -> None:
+        if text == self._source_html and text:
+            return  # the same page again keeps its scroll position (and costs no layout)
         self._source_html = text
         super().setHtml(text)
+
+    def clear(self) -> None:
+        self._source_html = ""
+        super().clear()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

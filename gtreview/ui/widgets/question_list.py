@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from gtreview.app.review import QuestionRow
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.models.question_table import ROW_ROLE, QuestionFilterProxy, QuestionTableModel
+from gtreview.ui.widgets.empty_hint import EmptyHint
 
 
 class QuestionList(QWidget):
@@ -52,6 +53,8 @@ class QuestionList(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self._given_rows = False  # no rows given yet: the set is still being read
+        self.empty_hint = EmptyHint(self.table, self._why_empty)
         # Size columns from the first rows only: measuring thousands of rows costs more
         # than opening them.
         self.table.horizontalHeader().setResizeContentsPrecision(20)
@@ -70,6 +73,7 @@ class QuestionList(QWidget):
     def set_rows(self, rows: list[QuestionRow], *, select_first: bool = True, key: object = None) -> None:
         """Show ``rows``; the columns are sized to them when ``key`` (the set) differs from
         the last one sized for: a reload of the same set keeps the widths (and the user's)."""
+        self._given_rows = True
         self.model.set_rows(rows)
         self._fill_choices(self.section, "Any section", sorted({r.section for r in rows if r.section}))
         difficulties = {
@@ -81,6 +85,7 @@ class QuestionList(QWidget):
             self._sized_for = key
         if rows and select_first:
             self.table.selectRow(0)
+        self.empty_hint.update()  # rows given (an update in place sends no reset)
 
     def current_qid(self) -> str | None:
         index = self.table.currentIndex()
@@ -134,6 +139,22 @@ class QuestionList(QWidget):
             difficulty=self.difficulty.currentData() or "",
             findings_only=self.findings_only.isChecked(),
         )
+        self.empty_hint.update()
+
+    def _why_empty(self) -> str:
+        held = self.model.rowCount()
+        if not self._given_rows:
+            return ""
+        if not held:
+            return "No questions here yet: File > Import rubric… brings a set in (File > Import corpus… its sources)."
+        narrowed = [
+            f"the search “{self.search.text()}”" if self.search.text().strip() else "",
+            "the filters"
+            if any(c.currentIndex() > 0 for c in (self.status, self.section, self.difficulty))
+            or self.findings_only.isChecked()
+            else "",
+        ]
+        return f"No question matches {' and '.join(n for n in narrowed if n)} ({held:,} in the set)."
 
     def _emit_selection(self) -> None:
         index = self.table.currentIndex()

@@ -24,6 +24,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from gtreview.core.redaction import redact
+
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length", "error"]
 
@@ -63,6 +65,12 @@ class CompletionResult(BaseModel):
     @property
     def ok(self) -> bool:
         return self.finish_reason != "error"
+
+    def redacted(self) -> CompletionResult:
+        """This result with every credential removed from its text and error (a server
+        or proxy may echo the key or the basic-auth header it was sent)."""
+        error = redact(self.error) if self.error else self.error
+        return self.model_copy(update={"text": redact(self.text), "error": error})
 
 
 @runtime_checkable

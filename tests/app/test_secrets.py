@@ -146,7 +146,7 @@ def log_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def test_the_log_keeps_no_credential(log_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A retried 503 that quotes the basic-auth header, and any line that names the key."""
+    """A retried 503 that quotes the basic-auth header, a line that names the key, a traceback."""
     monkeypatch.setenv("GTREVIEW_OPENAI_API_KEY", KEY)
     with leaky_server(lambda messages: "") as url:
         host = url.removeprefix("http://")
@@ -155,9 +155,14 @@ def test_the_log_keeps_no_credential(log_file: Path, monkeypatch: pytest.MonkeyP
         )
         with backend:
             (result,) = backend.complete_batch([CompletionRequest(messages=[ChatMessage(role="user", content="q")])])
-    logging.getLogger("gtreview.test").warning("a proxy said: Authorization: Bearer %s", KEY)
+    logger = logging.getLogger("gtreview.test")
+    logger.warning("a proxy said: Authorization: Bearer %s", KEY)
+    try:
+        raise ConnectionError(f"cannot reach http://{USER}:{PASSWORD}@10.0.0.1/v1")
+    except ConnectionError:
+        logger.exception("a traceback follows")
     assert result.error is not None and result.error.startswith("HTTP 503")
     assert_clean("the error result", result.error)
     text = log_file.read_text(encoding="utf-8")
-    assert "retrying" in text and "a proxy said" in text
+    assert "retrying" in text and "a proxy said" in text and f"http://{USER}:***@10.0.0.1/v1" in text
     assert_clean("the log", text)

@@ -110,7 +110,9 @@ def complete(
     """``backend.complete_batch(requests)`` with the optional keywords it takes.
 
     ``on_result`` is called exactly once per request: as it finishes when the backend
-    streams, otherwise in order after the batch.
+    streams, otherwise in order after the batch. Every result comes back redacted
+    (``CompletionResult.redacted``), whichever backend made it: the HTTP backends already
+    redact at their own boundary, and this covers the local worker and any other.
     """
     keywords: dict[str, Any] = {}
     if cancel is not None and _accepts(backend, "cancel"):
@@ -122,10 +124,10 @@ def complete(
         def once(index: int, result: CompletionResult) -> None:
             if index not in reported:
                 reported.add(index)
-                callback(index, result)
+                callback(index, result.redacted())
 
         keywords["on_result"] = once
-    results = backend.complete_batch(requests, **keywords)
+    results = [result.redacted() for result in backend.complete_batch(requests, **keywords)]
     if on_result is not None:
         for index, result in enumerate(results):
             if index not in reported:

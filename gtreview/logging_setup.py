@@ -1,7 +1,10 @@
 """Logging to a rotating file in the user's log folder, for the app and the CLI alike.
 
 Users see one-line messages; the full story (tracebacks included) goes to the log so a
-problem can be diagnosed after the fact.
+problem can be diagnosed after the fact. Every record passes the one redaction step on
+its way to the file (message, arguments and traceback alike): a server's error text
+quoted in a log line, or an exception that carries a request URL, must not put a key or
+a password into a file users attach to bug reports.
 """
 
 from __future__ import annotations
@@ -12,9 +15,28 @@ from pathlib import Path
 
 from platformdirs import user_log_path
 
+from gtreview.core.redaction import redact
+
 MAX_BYTES = 1_000_000
 BACKUPS = 5
 _configured: Path | None = None
+
+
+class RedactingFilter(logging.Filter):
+    """Replaces a record's message (arguments merged in) and traceback by their redacted text.
+
+    A filter rather than a formatter, so that it works whatever handler and format it is
+    attached to; the traceback is formatted here so the handler's formatter reuses it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = redact(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
+        return True
 
 
 def log_path() -> Path:
@@ -35,6 +57,7 @@ def configure_logging(level: int = logging.INFO) -> Path:
     except OSError:  # a read-only home must not stop the program
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())
     root = logging.getLogger("gtreview")
     root.addHandler(handler)
     root.setLevel(level)

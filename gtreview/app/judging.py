@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from gtreview.core.errors import UserError
 from gtreview.core.grade_check import RecordCheck, check_record
 from gtreview.core.grading import record_to_contract
+from gtreview.core.redaction import redact
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
@@ -58,7 +59,7 @@ def open_judge(spec: str, open_backend: OpenBackend = open_model) -> CompletionB
     try:
         return open_backend(spec)
     except (ValueError, OSError) as exc:  # ModelSpecError and BackendOpenError are ValueErrors
-        raise JudgeOpenError(f"judge {spec}: {exc}") from None
+        raise JudgeOpenError(redact(f"judge {spec}: {exc}")) from None  # the spec may hold a password
 
 
 # -- grades check ---------------------------------------------------------------------

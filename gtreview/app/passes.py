@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 
 from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.redaction import MASK
 from gtreview.core.rubric import Question, Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
@@ -257,6 +258,14 @@ def resumable_pass(engine: Engine, run_id: int) -> ResumablePass:
         raise PassSetupError(f"run {run_id} keeps no pass configuration to resume from")
     if summary.set_id is None:
         raise PassSetupError(f"run {run_id} ran over a rubric file; resume it with gtreview run --rubric")
+    # A credential in a spec is stored masked; resumed with the mask, every answer still
+    # missing would be stored as a final 401. Only the user can give it again.
+    masked = [m.label for m in stored.models if MASK in m.spec] + (["the judge"] if MASK in stored.judge else [])
+    if masked:
+        raise PassSetupError(
+            f"run {run_id}: the server URL of {', '.join(masked)} had a password, which is never stored; "
+            "resume it with gtreview run giving the same models with their URLs"
+        )
     return ResumablePass(run_id=run_id, set_id=summary.set_id, config=stored)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gtreview.core.errors import UserError
+from gtreview.core.redaction import redact
 from gtreview.paths import default_project_dir
 
 if TYPE_CHECKING:
@@ -104,8 +105,9 @@ def first_line(message: str) -> str:
 
 
 def print_failure(message: str, args: argparse.Namespace | None) -> None:
-    """The one-line failure on stderr; on stdout too, as JSON, when the command has --json."""
-    line = first_line(message)
+    """The one-line failure on stderr; on stdout too, as JSON, when the command has --json.
+    Redacted: the line may quote what a server said, and terminals are logged and shared."""
+    line = redact(first_line(message))
     if args is not None and getattr(args, "json", False):
         print(json.dumps({"ok": False, "error": line}))
     print(f"gtreview: error: {line}", file=sys.stderr)

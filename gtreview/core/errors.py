@@ -7,6 +7,8 @@ traceback. A ``Cancelled`` is the user's own choice: the work done so far is kep
 
 from __future__ import annotations
 
+from gtreview.core.redaction import redact
+
 
 class UserError(Exception):
     """Bad input or an action not allowed now; ``str(error)`` is the whole message."""
@@ -21,6 +23,7 @@ class Cancelled(Exception):
 
 
 def one_line(error: BaseException) -> str:
-    """The first line of an error's message, for a status bar or a terminal."""
-    text = str(error).strip().strip("'\"")
+    """The first line of an error's message, for a status bar or a terminal; redacted,
+    since an error may quote a server's reply or a URL with its password."""
+    text = redact(str(error)).strip().strip("'\"")
     return text.splitlines()[0] if text else type(error).__name__

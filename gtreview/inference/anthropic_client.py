@@ -16,7 +16,8 @@ context at the cache-read rate; ``prompt_tokens`` still counts the whole prompt.
 
 The API key is a secret the user trusted us with: it is resolved once (argument, then
 the OS keyring, then ``ANTHROPIC_API_KEY``), kept out of describe() and repr, and
-masked in every error text in case a proxy echoes it.
+registered with ``gtreview.core.redaction`` so that every text coming back (and every
+log line) has it masked in case a proxy echoes it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import anthropic
 from anthropic.types import MessageParam, TextBlock, TextBlockParam, ToolChoiceToolParam, ToolParam, ToolUseBlock
 
 from gtreview.core.errors import UserError
+from gtreview.core.redaction import redact, redact_json, register_secret, register_url_credentials
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
 from gtreview.inference.pooled import PooledBackend, one_line
 
@@ -44,7 +46,6 @@ log = logging.getLogger(__name__)
 KEYRING_SERVICE = "gtreview"
 KEYRING_USERNAME = "anthropic"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
-_KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]+")
 # A first user message longer than this is sent as a cached block (Claude caches
 # prompts of at least about 1,024 tokens; shorter marked prefixes are just not cached).
 CACHE_MIN_CHARS = 2000
@@ -110,7 +111,9 @@ class AnthropicBackend(PooledBackend):
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         key, self.api_key_source = resolve_api_key(api_key)
-        self._secret = key
+        register_secret(key)
+        if base_url:
+            register_url_credentials(base_url)
         self.model = model
         self.spec = spec or f"anthropic:{model}"
         self.max_concurrency = max_concurrency
@@ -119,7 +122,7 @@ class AnthropicBackend(PooledBackend):
         self._client = anthropic.Anthropic(
             api_key=key, base_url=base_url, http_client=http_client, max_retries=max_retries
         )
-        self.base_url = str(self._client.base_url)
+        self.base_url = redact(str(self._client.base_url))
         self.deprecation = _deprecation(model)
         super().__init__(max_concurrency, "anthropic")
 
@@ -128,21 +131,23 @@ class AnthropicBackend(PooledBackend):
 
     def describe(self) -> dict[str, Any]:
         """Settings to record with each result; never the key, only where it came from."""
-        return {
-            "backend": "anthropic",
-            "spec": self.spec,
-            "model": self.model,
-            "base_url": self.base_url,
-            "api_key_source": self.api_key_source,
-            "sdk_version": anthropic.__version__,
-            "api_version": self._client.default_headers.get("anthropic-version"),
-            "max_concurrency": self.max_concurrency,
-            "structured_output": "forced tool use",
-            "prompt_caching": f"first user message when asked or longer than {CACHE_MIN_CHARS} characters",
-            "sampling": _SAMPLING_NOTE,
-            "seed": None,
-            "model_end_of_life": self.deprecation,
-        }
+        return redact_json(
+            {
+                "backend": "anthropic",
+                "spec": self.spec,
+                "model": self.model,
+                "base_url": self.base_url,
+                "api_key_source": self.api_key_source,
+                "sdk_version": anthropic.__version__,
+                "api_version": self._client.default_headers.get("anthropic-version"),
+                "max_concurrency": self.max_concurrency,
+                "structured_output": "forced tool use",
+                "prompt_caching": f"first user message when asked or longer than {CACHE_MIN_CHARS} characters",
+                "sampling": _SAMPLING_NOTE,
+                "seed": None,
+                "model_end_of_life": self.deprecation,
+            }
+        )
 
     def _close_client(self) -> None:
         self._client.close()
@@ -157,7 +162,7 @@ class AnthropicBackend(PooledBackend):
         except anthropic.APIConnectionError as exc:
             return self._error(f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - a bug or SDK surprise must cost one result, not the batch
-            log.error("unexpected failure in an Anthropic request: %s", self._mask(repr(exc)))
+            log.error("unexpected failure in an Anthropic request: %s", redact(repr(exc)))
             return self._error(f"{type(exc).__name__}: {exc}")
 
     def _complete(self, request: CompletionRequest) -> CompletionResult:
@@ -223,10 +228,7 @@ class AnthropicBackend(PooledBackend):
         )
 
     def _error(self, message: str) -> CompletionResult:
-        return CompletionResult(finish_reason="error", error=self._mask(one_line(message)))
-
-    def _mask(self, text: str) -> str:
-        return _KEY_PATTERN.sub("sk-ant-***", text.replace(self._secret, "***"))
+        return CompletionResult(finish_reason="error", error=one_line(message))  # redacted before it is cut
 
 
 def _cached_message(request: CompletionRequest) -> int | None:

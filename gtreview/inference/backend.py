@@ -24,6 +24,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from gtreview.core.redaction import redact
+
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length", "error"]
 
@@ -64,6 +66,12 @@ class CompletionResult(BaseModel):
     def ok(self) -> bool:
         return self.finish_reason != "error"
 
+    def redacted(self) -> CompletionResult:
+        """This result with every credential removed from its text and error (a server
+        or proxy may echo the key or the basic-auth header it was sent)."""
+        error = redact(self.error) if self.error else self.error
+        return self.model_copy(update={"text": redact(self.text), "error": error})
+
 
 @runtime_checkable
 class CompletionBackend(Protocol):
@@ -102,7 +110,9 @@ def complete(
     """``backend.complete_batch(requests)`` with the optional keywords it takes.
 
     ``on_result`` is called exactly once per request: as it finishes when the backend
-    streams, otherwise in order after the batch.
+    streams, otherwise in order after the batch. Every result comes back redacted
+    (``CompletionResult.redacted``), whichever backend made it: the HTTP backends already
+    redact at their own boundary, and this covers the local worker and any other.
     """
     keywords: dict[str, Any] = {}
     if cancel is not None and _accepts(backend, "cancel"):
@@ -114,10 +124,10 @@ def complete(
         def once(index: int, result: CompletionResult) -> None:
             if index not in reported:
                 reported.add(index)
-                callback(index, result)
+                callback(index, result.redacted())
 
         keywords["on_result"] = once
-    results = backend.complete_batch(requests, **keywords)
+    results = [result.redacted() for result in backend.complete_batch(requests, **keywords)]
     if on_result is not None:
         for index, result in enumerate(results):
             if index not in reported:

@@ -9,6 +9,10 @@ Transient failures (connection errors, timeouts, 429, 5xx) are retried with a sh
 backoff because a busy or restarting server is normal during a long pass. Every other
 failure becomes an error result with one line of explanation: one bad request must not
 sink the batch, and the caller records it as a generation failure.
+
+The key and any password in the URL are registered with ``gtreview.core.redaction`` when
+the backend opens, so every text that comes back (errors, replies, what the server says
+in describe(), log lines) has them removed, however the server quoted them.
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ from typing import Any
 import httpx
 
 from gtreview.core.errors import UserError
+from gtreview.core.redaction import redact, redact_json, register_secret, register_url_credentials
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
-from gtreview.inference.pooled import PooledBackend, mask_secret, one_line
+from gtreview.inference.pooled import PooledBackend, one_line
 
 log = logging.getLogger(__name__)
 
@@ -87,17 +92,19 @@ class OpenAICompatibleBackend(PooledBackend):
             raise ValueError("concurrency must be at least 1")
         if not model:
             raise ValueError("an OpenAI-compatible backend needs a model name")
+        # A password in the URL (basic auth behind a proxy) is a secret too.
+        register_url_credentials(base_url)
         self._root = api_root(base_url)
         self.model = model
         self.base_url = _display_url(self._root)
-        # A password in the URL (basic auth behind a proxy) is a secret too.
         self._url_password = self._root.password or None
-        self.spec = mask_secret(spec or f"openai:{base_url}#{model}", self._url_password)
+        self.spec = redact(spec or f"openai:{base_url}#{model}")
         self.concurrency = concurrency
         self._max_retries = max(0, max_retries)
         self._backoff = backoff
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         self._secret = key.strip() if key and key.strip() else None
+        register_secret(self._secret)
         headers = {"Authorization": f"Bearer {self._secret}"} if self._secret else {}
         self._client = httpx.Client(
             transport=transport,
@@ -115,17 +122,20 @@ class OpenAICompatibleBackend(PooledBackend):
         return f"OpenAICompatibleBackend(base_url={self.base_url!r}, model={self.model!r})"
 
     def describe(self) -> dict[str, Any]:
-        """Settings plus what the server says about itself (fetched once, best effort)."""
-        return {
-            "backend": "openai",
-            "spec": self.spec,
-            "base_url": self.base_url,
-            "model": self.model,
-            "authenticated": self._secret is not None or self._url_password is not None,
-            "concurrency": self.concurrency,
-            "structured_output": "response_format json_schema (strict)",
-            "server": self._fetch_server_info(),
-        }
+        """Settings plus what the server says about itself (fetched once, best effort);
+        redacted, because it is stored with the run and printed in its report."""
+        return redact_json(
+            {
+                "backend": "openai",
+                "spec": self.spec,
+                "base_url": self.base_url,
+                "model": self.model,
+                "authenticated": self._secret is not None or self._url_password is not None,
+                "concurrency": self.concurrency,
+                "structured_output": "response_format json_schema (strict)",
+                "server": self._fetch_server_info(),
+            }
+        )
 
     def _close_client(self) -> None:
         self._client.close()
@@ -160,16 +170,13 @@ class OpenAICompatibleBackend(PooledBackend):
             delay = self._backoff(attempt)
             if retry_after is not None:
                 delay = max(delay, min(retry_after, MAX_RETRY_AFTER_S))
-            log.info("retrying %s in %.1fs: %s", self.base_url, delay, self._mask(failure))
+            log.info("retrying %s in %.1fs: %s", self.base_url, delay, redact(failure))
             if delay > 0:
                 time.sleep(delay)
             attempt += 1
 
     def _error(self, message: str) -> CompletionResult:
-        return CompletionResult(finish_reason="error", error=self._mask(one_line(message)))
-
-    def _mask(self, text: str) -> str:
-        return mask_secret(mask_secret(text, self._secret), self._url_password)
+        return CompletionResult(finish_reason="error", error=one_line(message))
 
     def _fetch_server_info(self) -> dict[str, Any]:
         """GET /v1/models once. A server that answered (even with an error) is cached; a
@@ -180,8 +187,8 @@ class OpenAICompatibleBackend(PooledBackend):
             try:
                 response = self._client.get(self._models_url, timeout=10.0)
             except httpx.HTTPError as exc:
-                return {"error": self._mask(one_line(f"{type(exc).__name__}: {exc}"))}
-            self._server_info = _models_summary(response, self.model)
+                return {"error": one_line(f"{type(exc).__name__}: {exc}")}
+            self._server_info = redact_json(_models_summary(response, self.model))
             return self._server_info
 
 
@@ -202,17 +209,19 @@ def served_models(
     except ValueError as exc:
         raise ServerQueryError(str(exc)) from None
     key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+    register_secret(key)
+    register_url_credentials(base_url)
     headers = {"Authorization": f"Bearer {key.strip()}"} if key and key.strip() else {}
     shown = _display_url(root)
     try:
         with httpx.Client(transport=transport, headers=headers, timeout=timeout) as client:
             response = client.get(_endpoint(root, "/v1/models"))
     except httpx.HTTPError as exc:
-        detail = mask_secret(one_line(f"{type(exc).__name__}: {exc}"), key)
+        detail = one_line(f"{type(exc).__name__}: {exc}")
         raise ServerQueryError(f"{shown}: cannot ask which models it serves ({detail})") from None
     summary = _models_summary(response, "")
     if "error" in summary:
-        raise ServerQueryError(f"{shown}: {mask_secret(summary['error'], key)}")
+        raise ServerQueryError(f"{shown}: {redact(summary['error'])}")
     models: list[str] = summary["models"]
     return models
 
@@ -268,7 +277,7 @@ def parse_completion(response: httpx.Response) -> CompletionResult:
             completion_tokens=_int_or_none(usage.get("completion_tokens")),
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        preview = one_line(response.text, limit=120)
+        preview = one_line(response.text, limit=120)  # redacted before it is cut
         return CompletionResult(
             finish_reason="error", error=one_line(f"malformed chat completion ({type(exc).__name__}): {preview}")
         )

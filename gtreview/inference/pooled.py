@@ -1,4 +1,5 @@
-"""What the HTTP backends share: a bounded thread pool per backend and safe error text."""
+"""What the HTTP backends share: a bounded thread pool per backend, and the boundary where
+every result they return passes the one redaction step (``gtreview.core.redaction``)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,16 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Self
 
 from gtreview.core.errors import Cancelled
+from gtreview.core.redaction import redact
 from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """Collapse whitespace and cut long text: errors are shown in table cells and logs."""
-    flat = re.sub(r"\s+", " ", text).strip()
+    """Collapse whitespace and cut long text: errors are shown in table cells and logs.
+
+    Redacted before it is cut, because a key cut in half no longer matches the key."""
+    flat = re.sub(r"\s+", " ", redact(text)).strip()
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def mask_secret(text: str, secret: str | None) -> str:
-    """The text with the API key replaced, in case a server or proxy echoes it back."""
-    return text.replace(secret, "***") if secret else text
 
 
 class PooledBackend:
@@ -56,7 +55,8 @@ class PooledBackend:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=futures.__getitem__):
                 index = futures[future]
-                results[index] = result = future.result()
+                # The boundary: no text a server sent back leaves a backend unredacted.
+                results[index] = result = future.result().redacted()
                 if on_result is not None:
                     on_result(index, result)
             if cancel is not None and cancel.is_set() and pending:

@@ -31,6 +31,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from gtreview.core.errors import UserError
+from gtreview.core.redaction import redact
 from gtreview.inference.backend import CompletionBackend
 
 SpecKind = Literal["llama", "hf", "openai", "anthropic"]
@@ -44,15 +45,25 @@ LOCAL_KINDS: frozenset[SpecKind] = frozenset({"llama", "hf"})  # model files run
 
 
 class ModelSpecError(UserError, ValueError):
-    """A spec string that does not name a model; the message says what would."""
+    """A spec string that does not name a model; the message says what would.
+
+    The message quotes the spec, so it is redacted: a mistyped ``openai:`` URL may still
+    carry a password, and this line is printed and logged."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
 
 
 class BackendOpenError(UserError, ValueError):
     """A valid spec whose backend cannot be opened here (missing file, no llama.cpp, offline)."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
+
 
 class ModelSpec(BaseModel):
-    """A parsed spec. ``raw`` is the string as given, recorded with every result.
+    """A parsed spec. ``raw`` is the string as given, credentials included, so that the
+    backend can be opened from it; what is shown or stored is ``redact(raw)``.
 
     Local-model fields (``path``/``repo_id``+``filename``, ``lora`` and the runtime
     options) are set for ``llama`` and ``hf``; ``url`` for ``openai``; ``model`` for

@@ -10,6 +10,7 @@ import csv
 from pathlib import Path
 
 from gtreview.core.jsonformat import dumps_harness_json
+from gtreview.core.redaction import redact_json
 from gtreview.files import atomic_path, write_text_atomic
 from gtreview.results.rows import LeaderboardExport, QuestionFigures
 
@@ -54,9 +55,12 @@ def write_results_csv(rows: list[QuestionFigures], path: Path) -> Path:
 
 
 def write_leaderboard(export: LeaderboardExport, out_dir: Path) -> list[Path]:
-    """``scores.json`` and ``meta.json``, in the harness's JSON layout; nothing else is written."""
+    """``scores.json`` and ``meta.json``, in the harness's JSON layout; nothing else is written.
+
+    Redacted as they are written: a generation error quoted in a component's reason may
+    come from a project stored before errors were redacted, and these files are published."""
     out_dir.mkdir(parents=True, exist_ok=True)
     scores, meta = out_dir / "scores.json", out_dir / "meta.json"
-    write_text_atomic(scores, dumps_harness_json([e.to_json() for e in export.scores]))
-    write_text_atomic(meta, dumps_harness_json(export.meta))
+    write_text_atomic(scores, dumps_harness_json(redact_json([e.to_json() for e in export.scores])))
+    write_text_atomic(meta, dumps_harness_json(redact_json(export.meta)))
     return [scores, meta]

@@ -21,6 +21,7 @@ from reportlab.platypus import Paragraph as RlParagraph
 from reportlab.platypus import Table as RlTable
 from reportlab.platypus.tableofcontents import TableOfContents
 
+from gtreview.core.redaction import redact_json
 from gtreview.files import atomic_path
 from gtreview.report.document import BarChart, Heading, PageBreak, Paragraph, ReportDocument, ScatterChart, Table
 
@@ -245,7 +246,11 @@ def _scatter(block: ScatterChart) -> Drawing:
 
 
 def render_pdf(document: ReportDocument, out: Path) -> Path:
-    """Lay the document out as a PDF; written beside ``out`` and renamed, so a failure keeps the old file."""
+    """Lay the document out as a PDF; written beside ``out`` and renamed, so a failure keeps the old file.
+
+    Every text is redacted on its way to the page: a report is shared, and what it quotes
+    (errors, server details) may come from a project stored before texts were redacted."""
+    document = ReportDocument.model_validate(redact_json(document.model_dump()))
     with atomic_path(out) as temporary:
         _build(document, temporary)
     return out

@@ -10,6 +10,7 @@ from typing import Any
 
 from gtreview import __version__
 from gtreview.core.numbering import difficulty_rank, natural_key, sample_number
+from gtreview.core.redaction import redact
 from gtreview.report.document import (
     BarChart,
     BarSeries,
@@ -488,7 +489,9 @@ def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysi
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` within ``limit`` characters, an ellipsis saying where it was cut."""
+    """``text`` within ``limit`` characters, an ellipsis saying where it was cut; redacted
+    first, since a key cut in half no longer matches the key."""
+    text = redact(text)
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -572,9 +575,9 @@ def _configuration(doc: ReportDocument, results: RunResults) -> None:
             "model",
             "server",
         )
-        detail = [[k, str(described[k])[:160]] for k in keys if k in described and described[k] is not None]
+        detail = [[k, _cut(str(described[k]), 160)] for k in keys if k in described and described[k] is not None]
         doc.add(
-            Heading(text=spec[:90], level=2),
+            Heading(text=_cut(spec, 90), level=2),
             Table(header=["Field", "Value"], rows=detail or [["(no details)", ""]], widths=[1.2, 4]),
         )
 

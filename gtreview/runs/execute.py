@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 
 from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.redaction import redact, redact_json
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
@@ -58,17 +59,22 @@ def run_pass(
     cancel: threading.Event | None = None,
 ) -> PassResult:
     questions = list(questions)
-    config_hash = canonical_hash({"config": config.model_dump(mode="json"), "rubric": rubric_hash})
+    # Stored and hashed without credentials: a hash of a password is a way to guess it,
+    # and the same pass with a changed password is still the same pass.
+    stored = config.without_credentials()
+    config_hash = canonical_hash({"config": stored.model_dump(mode="json"), "rubric": rubric_hash})
     run_id = runs_repo.find_or_create_run(
         engine,
         name=config.name,
         rubric_hash=rubric_hash,
         set_id=set_id,
         config_hash=config_hash,
-        config=new_pass_config(config_hash, config),
+        config=new_pass_config(config_hash, stored),
     )
-    identities = {m.label: spec_identity(m.spec) for m in config.models}
-    judge_identity = spec_identity(config.judge)
+    # Planned from the identities exactly as they are stored (redacted), so that the
+    # results loader, which plans from the stored ones, finds the same content keys.
+    identities = redact_json({m.label: spec_identity(m.spec) for m in config.models})
+    judge_identity = redact_json(spec_identity(config.judge))
     templates = Templates(pointwise=load_template(POINTWISE).sha256, pairwise=load_template(PAIRWISE).sha256)
     plan = plan_pass(
         config,
@@ -128,7 +134,7 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
         return
     backend = ctx.open_backend(spec)
     record_backend(ctx.engine, ctx.run_id, spec, backend.describe())
-    writer = _AnswerWriter(ctx, Tally(ctx, "generate", len(todo), f"{spec}: {{done}} of {{total}} answers"))
+    writer = _AnswerWriter(ctx, Tally(ctx, "generate", len(todo), f"{redact(spec)}: {{done}} of {{total}} answers"))
     try:
         pending = todo
         for attempt in range(ctx.config.generation_retries + 1):

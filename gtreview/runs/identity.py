@@ -1,8 +1,10 @@
 """What identifies a model's outputs, known without loading the model.
 
 For local GGUF models that is the sha256 of the model file and of the adapter (with
-its scale); for servers, the server and the model name. Hashing a large file takes a
-moment, so results are cached by (path, size, modification time).
+its scale); for servers, the server and the model name (not who logs in to it: the URL
+is kept without its ``user:password@``, which would otherwise be stored with the run and
+hashed into every content key). Hashing a large file takes a moment, so results are
+cached by (path, size, modification time).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from gtreview.core.redaction import url_without_userinfo
 from gtreview.inference.specs import local_files, parse_model_spec
 
 
@@ -38,5 +41,6 @@ def spec_identity(spec: str) -> dict[str, Any]:
             identity.update(lora_sha256=file_sha256(lora), lora_scale=parsed.lora_scale)
         return identity
     if parsed.kind == "openai":
-        return {"kind": "openai", "base_url": parsed.url, "model": parsed.model}
+        assert parsed.url is not None
+        return {"kind": "openai", "base_url": url_without_userinfo(parsed.url), "model": parsed.model}
     return {"kind": parsed.kind, "model": parsed.model}

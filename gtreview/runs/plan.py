@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.redaction import redact
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import ChatMessage, Sampling
 from gtreview.judging.prompts import load_template
@@ -43,6 +44,16 @@ class PassConfig(BaseModel):
     @property
     def base(self) -> ModelEntry:
         return self.models[0]
+
+    def without_credentials(self) -> PassConfig:
+        """This config as it is stored and hashed: every spec with its URL password (or
+        any other credential) masked. The config itself keeps them, to open the models."""
+        return self.model_copy(
+            update={
+                "models": [m.model_copy(update={"spec": redact(m.spec)}) for m in self.models],
+                "judge": redact(self.judge),
+            }
+        )
 
 
 class GenerationTask(BaseModel):

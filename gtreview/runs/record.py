@@ -16,12 +16,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Engine
 
 from gtreview.core.errors import UserError
+from gtreview.core.redaction import redact, redact_json
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.runs.plan import PassConfig
 from gtreview.store import runs_repo
 from gtreview.store.runs_repo import RecordKind, RunSource, RunStatus
 
 RUN_CONFIG_VERSION: Literal[1] = 1
+VERBATIM_FIELDS = frozenset({"questions", "global_variants"})
+"""Fields stored exactly as they are: their content hashes key the run's records, and they
+hold the set's own text, not anything a backend sent back."""
 
 
 class HarnessSource(BaseModel):
@@ -76,7 +80,10 @@ class RunConfig(BaseModel):
         return [VariantRule.model_validate(v) for v in self.global_variants]
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        """The record as it is written to the project: redacted, so that no credential (a
+        URL password in a spec, a key a server echoed into describe()) is ever stored."""
+        data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return {key: value if key in VERBATIM_FIELDS else redact_json(value) for key, value in data.items()}
 
 
 class RunRecordError(UserError):
@@ -106,7 +113,7 @@ def update_run_config(engine: Engine, run_id: int, **values: Any) -> RunConfig:
 def record_backend(engine: Engine, run_id: int, spec: str, describe: dict[str, Any]) -> None:
     """Keep what a backend said about itself (file hashes, versions, settings) with the run."""
     models = dict(read_run_config(engine, run_id).models)
-    models[spec] = json.loads(json.dumps(describe, default=str))
+    models[redact(spec)] = json.loads(json.dumps(describe, default=str))
     update_run_config(engine, run_id, models=models)
 
 

@@ -74,7 +74,8 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
         sampling=Sampling(seed=5, temperature=0.7, max_tokens=64),
         drift_every=0,
     )
-    pytest.MonkeyPatch().setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
+    patch = pytest.MonkeyPatch()  # a module fixture cannot take the function-scoped one
+    patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     result = run_pass(
         project.engine,
         config,
@@ -84,6 +85,7 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
         set_id=1,
         global_variants=rubric.global_variants,
     )
+    patch.undo()  # later modules see the real identities
     yield folder, project, result.run_id
     project.close()
 

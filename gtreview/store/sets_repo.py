@@ -67,6 +67,17 @@ class EditConflictError(UserError, ValueError):
         )
 
 
+class ReviewConflictError(UserError, ValueError):
+    """A review decision about a version that is no longer the current one: not recorded."""
+
+    def __init__(self, qid: str, version: int, current_version: int, author: str, action: str) -> None:
+        self.qid, self.version, self.current_version = qid, version, current_version
+        super().__init__(
+            f"{qid} was changed by {author or 'someone else'} (now version {current_version}) after "
+            f"version {version} was reviewed; not {action}: review the newer version"
+        )
+
+
 class SavedVersion(BaseModel):
     """What a save did: the question's version after it (unchanged for a no-op save), its
     id after it, and its review status before and after (an edit voids an approval)."""
@@ -246,6 +257,13 @@ def load_question(engine: Engine, set_id: int, qid: str) -> Question:
         return Question.model_validate(_current_content(session, _question_row(session, set_id, qid)))
 
 
+def load_current(engine: Engine, set_id: int, qid: str) -> tuple[int, Question]:
+    """The current version's number and content, read together."""
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        return row.current_version, Question.model_validate(_current_content(session, row))
+
+
 def _commit_version(
     session: Session, set_id: int, row: tables.Question, content: dict[str, Any], author: str, comment: str
 ) -> int:
@@ -355,11 +373,25 @@ def rename_question(engine: Engine, set_id: int, old_qid: str, new_qid: str, *, 
 
 
 def set_review_status(
-    engine: Engine, set_id: int, qid: str, status: ReviewStatus, *, actor: str, comment: str = ""
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    status: ReviewStatus,
+    *,
+    actor: str,
+    comment: str = "",
+    version: int | None = None,
 ) -> None:
-    """Record a review decision on the current version in the audit log."""
+    """Record a review decision on the current version in the audit log.
+
+    ``version`` is the version the reviewer decided on: when another has been saved since,
+    the decision is refused (``ReviewConflictError``), so nobody approves content unseen.
+    """
     with write_session(engine) as session:
         row = _question_row(session, set_id, qid)
+        if version is not None and version != row.current_version:
+            newest = _version_row(session, row, row.current_version)
+            raise ReviewConflictError(qid, version, row.current_version, newest.author, status.value.replace("_", " "))
         content_hash = canonical_hash(_current_content(session, row))
         row.review_status = status.value
         session.add(row)

@@ -83,6 +83,12 @@ class EditSession(QObject):
         with self._versions:
             ref.version = max(ref.version or 0, version)
 
+    def version_of(self, set_id: int, qid: str) -> int | None:
+        """The newest version of the question this session has shown or saved (None: none)."""
+        with self._versions:
+            ref = self._refs.get((set_id, qid))
+            return ref.version if ref is not None else None
+
     def edit(self, set_id: int, qid: str, path: Path, old: Any, new: Any, label: str) -> None:
         """Push (and so apply and save) one field edit."""
         self.undo_stack.push(_EditCommand(self, self.ref(set_id, qid), path, old, new, label))

@@ -178,6 +178,7 @@ class MainWindow(PagesMixin, QMainWindow):
         self.questions.set_opened.connect(self.navigator.select_set)
         self.controller.message.connect(notify)
         self.controller.approved.connect(self._approved)
+        self.controller.stale.connect(lambda _set, _qid: self.questions.reload_shown())
         self._connect_flow()  # imports, the Runs page's re-reads, resume (ui/flow.py)
 
     # -- notices ------------------------------------------------------------------

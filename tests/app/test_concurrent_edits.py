@@ -86,3 +86,28 @@ def test_writers_wait_for_each_other_rather_than_fail(two) -> None:  # type: ign
     alice, _bob, _set_id = two
     with alice.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == BUSY_TIMEOUT_MS >= 30_000
+
+
+def test_an_approval_of_a_version_no_longer_current_is_refused(two) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app import workflow
+    from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
+
+    alice, bob, set_id = two
+    set_setting(alice.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
+    with pytest.raises(sets_repo.ReviewConflictError, match=r"changed by bob \(now version 2\).*not approved"):
+        workflow.approve(alice.engine, set_id, "A1", reviewer="alice", version=1)
+    statuses = {q.qid: q.review_status for q in sets_repo.list_questions(alice.engine, set_id)}
+    assert statuses["A1"] is sets_repo.ReviewStatus.DRAFT
+    workflow.approve(alice.engine, set_id, "A1", reviewer="alice", version=2)  # the version now shown
+    approval = workflow.history(alice.engine, set_id, "A1")[-1]
+    assert approval.action == "approved" and approval.version == 2
+
+
+def test_a_review_decision_is_recorded_only_on_the_version_it_names(two) -> None:  # type: ignore[no-untyped-def]
+    """What an approval checked is what it approves: an edit saved between the check and
+    the record makes the record refuse."""
+    alice, bob, set_id = two
+    editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
+    with pytest.raises(sets_repo.ReviewConflictError, match="now version 2"):
+        sets_repo.set_review_status(alice.engine, set_id, "A1", sets_repo.ReviewStatus.APPROVED, actor="a", version=1)

@@ -64,3 +64,21 @@ def test_the_guis_own_edits_in_a_row_are_no_conflict(qtbot, sample_window) -> No
     window.session.undo_stack.undo()  # undo is an edit made on the GUI's own latest version
     settle(qtbot, window)
     assert sets_repo.load_question(window.project.engine, window.set_id, "A1").title == "Second"
+
+
+def test_approving_what_another_writer_has_just_changed_is_refused(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app import workflow
+
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    script = open_project(window.project.folder, create=False)
+    try:
+        editing.apply_edit(script.engine, set_id, "A1", ("title",), "Changed under the reviewer", author="script")
+    finally:
+        script.close()
+    window.menu_actions["approve"].trigger()  # the pane still shows the version before the script's
+    settle(qtbot, window)
+    kind, said = window.notices.recent[-1]
+    assert kind == "warning" and "A1 was changed by script" in said and "not approved" in said
+    assert workflow.history(engine, set_id, "A1")[-1].action != "approved"
+    assert window.editor.title_edit.text() == "Changed under the reviewer"  # the newer version is shown

@@ -111,3 +111,29 @@ def test_a_review_decision_is_recorded_only_on_the_version_it_names(two) -> None
     editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
     with pytest.raises(sets_repo.ReviewConflictError, match="now version 2"):
         sets_repo.set_review_status(alice.engine, set_id, "A1", sets_repo.ReviewStatus.APPROVED, actor="a", version=1)
+
+
+def test_two_processes_setting_new_project_settings_at_once_both_succeed(two) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from gtreview.store.settings_repo import get_setting, set_setting
+
+    alice, bob, _set_id = two
+    errors: list[BaseException] = []
+
+    def write(engine, value: str) -> None:  # type: ignore[no-untyped-def]
+        try:
+            for n in range(40):
+                set_setting(engine, f"key {n}", value)
+        except Exception as exc:  # noqa: BLE001 - any error is what this test looks for
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=write, args=(p.engine, p.folder.name + str(i))) for i, p in enumerate((alice, bob))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert all(get_setting(alice.engine, f"key {n}") in {"p0", "p1"} for n in range(40))

@@ -3,6 +3,11 @@
 Every change to a question is a new ``QuestionVersion`` row plus an append-only
 ``ReviewLog`` entry carrying the content hash, so the history of what an expert
 saw and approved can be shown and verified later.
+
+Several processes may edit one set at once, so every change reads what it changes
+under the write lock (``db.write_session``), and an edit or a review decision made on a
+version that is no longer current is refused (``EditConflictError``,
+``ReviewConflictError``) rather than undoing, or approving, a change nobody saw.
 """
 
 from __future__ import annotations
@@ -358,18 +363,6 @@ def save_question(
         engine, set_id, question.id, lambda _c, _s: content, author=author, comment=comment, base_version=base_version
     )
     return saved.version
-
-
-def rename_question(engine: Engine, set_id: int, old_qid: str, new_qid: str, *, author: str) -> int:
-    """Change a question's id (a new version whose content carries the new id)."""
-    return update_question(
-        engine,
-        set_id,
-        old_qid,
-        lambda current, _s: {**current, "id": new_qid},
-        author=author,
-        comment=f"renamed {old_qid} -> {new_qid}",
-    ).version
 
 
 def set_review_status(

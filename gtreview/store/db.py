@@ -59,7 +59,9 @@ def write_session(engine: Engine) -> Iterator[Session]:
     commit rolls everything back.
     """
     with Session(engine) as session:
-        session.connection().exec_driver_sql("BEGIN IMMEDIATE")
+        connection = session.connection()
+        if not connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+            connection.exec_driver_sql("BEGIN IMMEDIATE")  # pysqlite itself would begin deferred, and late
         yield session
 
 

@@ -1,4 +1,4 @@
-"""Importing corpus files into a project: parse everything first, then store at once."""
+"""Importing corpus files into a project: parse everything first, then store it in short batches."""
 
 from __future__ import annotations
 
@@ -48,11 +48,14 @@ ImportProgress = Callable[[int, int, str], None]  # files done, files in all, th
 def import_corpus(
     engine: Engine, paths: Iterable[Path], *, progress: ImportProgress | None = None
 ) -> CorpusImportReport:
-    """Parse every file, then store them in one transaction; any failure stores nothing.
+    """Parse every file, then store the documents, each whole, in short transactions.
 
-    A file that cannot be parsed fails the whole import, and its one-line message says
-    so ("nothing was imported"), whoever shows it: the CLI or the import dialog.
-    ``progress`` hears of each file before it is read.
+    A file that cannot be parsed fails the whole import before anything is stored, and
+    its one-line message says so ("nothing was imported"), whoever shows it: the CLI or
+    the import dialog. Storing in batches keeps the write lock short, so the expert's
+    saves and a running pass carry on beside a large import; documents already stored
+    (by an earlier, killed run of the same import or by one running at the same time)
+    are left as they are. ``progress`` hears of each file before it is read.
     """
     paths = list(paths)
     try:

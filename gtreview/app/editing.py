@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -27,49 +28,119 @@ class SaveResult(BaseModel):
     withdrawn: sets_repo.ReviewStatus | None = None  # the status the save took away (an approval, a review)
 
 
-def save_content(
-    engine: Engine, set_id: int, qid: str, content: dict[str, Any], *, author: str, comment: str = ""
-) -> SaveResult:
-    """Save ``content`` as the question's next version (no-op when unchanged).
+EditConflictError = sets_repo.EditConflictError  # a stale edit, refused; it carries the edit back
 
-    Renaming (a different ``id`` in ``content``) goes through the id check first.
-    """
-    status = next((q.review_status for q in sets_repo.list_questions(engine, set_id) if q.qid == qid), None)
-    if status is None:
-        raise EditError(f"the set has no question {qid}")
+
+def _refuse_retired(qid: str, status: sets_repo.ReviewStatus) -> None:
     if status is sets_repo.ReviewStatus.RETIRED:
         raise EditError(f"{qid} is retired; retired questions are not edited")
+
+
+def _validated(content: dict[str, Any]) -> dict[str, Any]:
+    """``content`` as the question model writes it; a one-line EditError when it is not one."""
     new_qid = content.get("id")
     if not isinstance(new_qid, str) or not new_qid.strip():
         raise EditError("the question id cannot be empty")
     try:
-        question = Question.model_validate(content)
+        return Question.model_validate(content).to_json_dict()
     except ValidationError as exc:
         first = exc.errors()[0]
         raise EditError(f"cannot save: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+
+def _save(
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    change: Callable[[dict[str, Any]], dict[str, Any]],
+    *,
+    author: str,
+    comment: str,
+    base_version: int | None,
+) -> SaveResult:
+    """One edit in one write transaction: ``change`` sees the current content under the
+    write lock, so no concurrent save can slip in between the read and the write."""
+
+    def checked(current: dict[str, Any], status: sets_repo.ReviewStatus) -> dict[str, Any]:
+        _refuse_retired(qid, status)
+        return _validated(change(current))
+
+    try:
+        saved = sets_repo.update_question(
+            engine, set_id, qid, checked, author=author, comment=comment, base_version=base_version
+        )
+    except KeyError:
+        raise EditError(f"the set has no question {qid}") from None
+    except sets_repo.QuestionIdTakenError as exc:
+        raise EditError(str(exc)) from None
+    content = sets_repo.load_version(engine, set_id, saved.qid, saved.version).to_json_dict()
+    withdrawn = saved.status_before if saved.status_after is not saved.status_before else None
+    return SaveResult(version=saved.version, findings=validate_question(content), withdrawn=withdrawn)
+
+
+def save_content(
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    content: dict[str, Any],
+    *,
+    author: str,
+    comment: str = "",
+    base_version: int | None = None,
+) -> SaveResult:
+    """Save ``content`` as the question's next version (no-op when unchanged).
+
+    ``base_version`` is the version the content was edited from: when someone saved a
+    newer one meanwhile, the save is refused (``EditConflictError``, carrying
+    ``content``) rather than silently undoing their changes. Renaming (a different
+    ``id``) is saved as a version of its own first, after the id check.
+    """
+    validated = _validated(content)
+    new_qid = validated["id"]
     if new_qid != qid:
-        try:
-            sets_repo.rename_question(engine, set_id, qid, new_qid, author=author)
-        except ValueError as exc:
-            raise EditError(str(exc)) from None
-    version = sets_repo.save_question(engine, set_id, question, author=author, comment=comment)
-    after = next((q.review_status for q in sets_repo.list_questions(engine, set_id) if q.qid == new_qid), status)
-    return SaveResult(
-        version=version, findings=validate_question(content), withdrawn=status if after is not status else None
+        renamed = _save(
+            engine,
+            set_id,
+            qid,
+            lambda current: {**current, "id": new_qid},
+            author=author,
+            comment=f"renamed {qid} -> {new_qid}",
+            base_version=base_version,
+        )
+        qid, base_version = new_qid, renamed.version
+    return _save(
+        engine, set_id, qid, lambda _current: validated, author=author, comment=comment, base_version=base_version
     )
 
 
 def apply_edit(
-    engine: Engine, set_id: int, qid: str, path: Path, value: Any, *, author: str, comment: str = ""
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    path: Path,
+    value: Any,
+    *,
+    author: str,
+    comment: str = "",
+    base_version: int | None = None,
 ) -> SaveResult:
     """Set one field of the question's current version and save the result.
 
-    Applied to whatever is current, so edits to different fields never undo each
-    other, and undo is the same call with the old value.
+    Applied to whatever is current, under the write lock, so edits to different fields
+    never undo each other, and undo is the same call with the old value. With
+    ``base_version`` (the version the editor showed) an edit is refused when another
+    version was saved since, so it cannot overwrite a change its author never saw.
     """
-    current = sets_repo.load_question(engine, set_id, qid).to_json_dict()
     said = comment or f"{FIELD_PREFIX}{json_path(path)}"  # the history says which field an edit changed
-    return save_content(engine, set_id, qid, set_at(current, path, value), author=author, comment=said)
+    return _save(
+        engine,
+        set_id,
+        qid,
+        lambda current: set_at(current, path, value),
+        author=author,
+        comment=said,
+        base_version=base_version,
+    )
 
 
 FIELD_PREFIX = "field "

@@ -45,13 +45,16 @@ class LocatorReport(BaseModel):
 
 
 class RubricImport(BaseModel):
-    """The new set, the file's findings, and the locators the corpus cannot resolve."""
+    """The new set (or the set already imported from the same file), the file's findings,
+    and the locators the corpus cannot resolve."""
 
     set_id: int
     questions: int
     errors: int
     warnings: int
     locators: LocatorReport
+    already_in_project: bool = False  # the same file was imported before: nothing was added
+    set_name: str = ""
 
 
 class RubricExport(BaseModel):
@@ -65,8 +68,14 @@ def check_locators(engine: Engine, rubric: Rubric) -> LocatorReport:
     return LocatorReport(checks=check_rubric_evidence(corpus_index(engine), rubric))
 
 
-def import_rubric(engine: Engine, source: RubricSource, *, actor: str) -> RubricImport:
-    """Store the rubric as a new set (every question in draft) and check its locators."""
+def import_rubric(engine: Engine, source: RubricSource, *, actor: str, as_new: bool = False) -> RubricImport:
+    """Store the rubric as a new set (every question in draft) and check its locators.
+
+    Importing is idempotent: a file already imported (same sha256) adds nothing and says
+    which set it is, so an import rerun after it was killed, or two run at once, leaves
+    one set. ``as_new`` asks for a second, independent copy anyway.
+    """
+    already = False
     try:
         set_id = sets_repo.import_rubric(
             engine,
@@ -75,7 +84,10 @@ def import_rubric(engine: Engine, source: RubricSource, *, actor: str) -> Rubric
             source_sha256=source.sha256,
             actor=actor,
             source_text=source.text or None,
+            if_absent=not as_new,
         )
+    except sets_repo.SetAlreadyImportedError as exc:
+        set_id, already = exc.set_id, True
     except sets_repo.SetImportError as exc:
         raise RubricFileError(f"{source.path}: {exc}") from None
     return RubricImport(
@@ -84,6 +96,8 @@ def import_rubric(engine: Engine, source: RubricSource, *, actor: str) -> Rubric
         errors=source.errors,
         warnings=source.warnings,
         locators=check_locators(engine, source.rubric),
+        already_in_project=already,
+        set_name=next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), ""),
     )
 
 

@@ -42,6 +42,9 @@ class UnresolvedEvidence(WorkflowError):
         super().__init__(f"{qid}: {first}{more}; approving it needs a reason")
 
 
+ReviewConflictError = sets_repo.ReviewConflictError  # a decision on a version no longer current
+
+
 def _status(engine: Engine, set_id: int, qid: str) -> ReviewStatus:
     for summary in sets_repo.list_questions(engine, set_id):
         if summary.qid == qid:
@@ -68,14 +71,22 @@ def approve(
     comment: str = "",
     index: CorpusIndex | None = None,
     unresolved_reason: str = "",
+    version: int | None = None,
 ) -> None:
     """Approve the current version; refused while the validator reports errors, and
     while an evidence locator does not resolve in the corpus (``index``, read from the
     project when not given; a project without documents has nothing to check against)
     unless ``unresolved_reason`` says why; the reason and the locators it covers are kept
-    as the approval's comment."""
+    as the approval's comment.
+
+    The version approved is the one checked here (or ``version``, the one the reviewer
+    saw): when another writer saves a newer one meanwhile, the approval is refused
+    (``sets_repo.ReviewConflictError``) rather than given to content nobody checked."""
     _require_active(_status(engine, set_id, qid), qid)
-    question = sets_repo.load_question(engine, set_id, qid)
+    checked, question = sets_repo.load_current(engine, set_id, qid)
+    if version is not None and version != checked:
+        newest = sets_repo.list_versions(engine, set_id, qid)[-1]
+        raise ReviewConflictError(qid, version, checked, newest.author, "approved")
     content = question.to_json_dict()
     errors = count_errors(validate_question(content))
     if errors:
@@ -99,7 +110,9 @@ def approve(
         )
         note = f"Approved with unresolved locator(s) {covered}: {unresolved_reason.strip()}"
         comment = f"{note}\n{comment}" if comment.strip() else note
-    sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.APPROVED, actor=reviewer, comment=comment)
+    sets_repo.set_review_status(
+        engine, set_id, qid, ReviewStatus.APPROVED, actor=reviewer, comment=comment, version=checked
+    )
 
 
 def request_changes(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str) -> None:

@@ -24,6 +24,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     validate.set_defaults(handler=rubric_validate)
     imp = rubric.add_parser("import", help="import a rubric into the project as a benchmark set")
     imp.add_argument("file", type=Path)
+    imp.add_argument(
+        "--as-new", action="store_true", help="import a second copy even if the file is already in the project"
+    )
     add_json(imp)
     add_project(imp)
     imp.set_defaults(handler=rubric_import)
@@ -69,7 +72,7 @@ def rubric_import(args: argparse.Namespace) -> int:
     source = read_rubric_source(args.file)  # before the project: a bad file leaves none behind
     project = open_cli_project(args)
     try:
-        imported = import_rubric(project.engine, source, actor=actor())
+        imported = import_rubric(project.engine, source, actor=actor(), as_new=args.as_new)
     finally:
         project.close()
     locators = imported.locators
@@ -78,6 +81,7 @@ def rubric_import(args: argparse.Namespace) -> int:
             {
                 "ok": True,
                 "set_id": imported.set_id,
+                "already_in_project": imported.already_in_project,
                 "questions": imported.questions,
                 "errors": imported.errors,
                 "warnings": imported.warnings,
@@ -85,6 +89,12 @@ def rubric_import(args: argparse.Namespace) -> int:
                 "unresolved_locators": [_check_json(c) for c in locators.unresolved],
             }
         )
+    elif imported.already_in_project:
+        print(
+            f"{args.file.name} is already in the project as set {imported.set_id} ({imported.set_name}); "
+            "nothing was added (--as-new imports a second copy)"
+        )
+        return EXIT_OK
     else:
         print(
             f"imported {imported.questions} questions as set {imported.set_id} "

@@ -3,11 +3,17 @@
 Every change to a question is a new ``QuestionVersion`` row plus an append-only
 ``ReviewLog`` entry carrying the content hash, so the history of what an expert
 saw and approved can be shown and verified later.
+
+Several processes may edit one set at once, so every change reads what it changes
+under the write lock (``db.write_session``), and an edit or a review decision made on a
+version that is no longer current is refused (``EditConflictError``,
+``ReviewConflictError``) rather than undoing, or approving, a change nobody saw.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -20,6 +26,7 @@ from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Question, Rubric
 from gtreview.store import tables
+from gtreview.store.db import write_session
 
 
 class ReviewStatus(StrEnum):
@@ -32,6 +39,58 @@ class ReviewStatus(StrEnum):
 
 class SetImportError(UserError, ValueError):
     """A rubric that cannot become a set (one-line message)."""
+
+
+class SetAlreadyImportedError(UserError, ValueError):
+    """The same file (same sha256) is already a set of the project; nothing was added."""
+
+    def __init__(self, set_id: int, name: str, source_name: str) -> None:
+        self.set_id = set_id
+        super().__init__(
+            f"{source_name} is already in the project as set {set_id} ({name}); nothing was added "
+            "(import it as a new copy to get a second set)"
+        )
+
+
+class QuestionIdTakenError(UserError, ValueError):
+    """A rename to an id the set already has; nothing was written."""
+
+
+class EditConflictError(UserError, ValueError):
+    """An edit made on a version that is no longer the current one: refused, nothing written.
+
+    Saving it would silently undo the newer version's changes, so it is refused; the
+    edit's content travels with the error so the caller can give it back to the editor.
+    """
+
+    def __init__(self, qid: str, base_version: int, current_version: int, author: str, content: dict[str, Any]):
+        self.qid, self.base_version, self.current_version = qid, base_version, current_version
+        self.author, self.content = author, content
+        super().__init__(
+            f"{qid} was changed by {author or 'someone else'} (now version {current_version}) after "
+            f"version {base_version} you edited; your edit was not saved"
+        )
+
+
+class ReviewConflictError(UserError, ValueError):
+    """A review decision about a version that is no longer the current one: not recorded."""
+
+    def __init__(self, qid: str, version: int, current_version: int, author: str, action: str) -> None:
+        self.qid, self.version, self.current_version = qid, version, current_version
+        super().__init__(
+            f"{qid} was changed by {author or 'someone else'} (now version {current_version}) after "
+            f"version {version} was reviewed; not {action}: review the newer version"
+        )
+
+
+class SavedVersion(BaseModel):
+    """What a save did: the question's version after it (unchanged for a no-op save), its
+    id after it, and its review status before and after (an edit voids an approval)."""
+
+    version: int
+    qid: str
+    status_before: ReviewStatus
+    status_after: ReviewStatus
 
 
 class SetSummary(BaseModel):
@@ -64,15 +123,30 @@ def import_rubric(
     source_sha256: str,
     actor: str,
     source_text: str | None = None,
+    if_absent: bool = False,
 ) -> int:
     """Store ``rubric`` as a new benchmark set (version 1 of each question); return its id.
-    ``source_text`` is the file as read, kept so an export can be written in its layout."""
+    ``source_text`` is the file as read, kept so an export can be written in its layout.
+
+    With ``if_absent``, a set imported from the same file (same ``source_sha256``) is
+    refused (``SetAlreadyImportedError`` names it): an import rerun after it was killed,
+    or two run at once, gives one set. The check and the insert share one write
+    transaction, so two imports cannot both see the set missing.
+    """
     ids = [q.id for q in rubric.questions]
     duplicates = sorted({qid for qid in ids if ids.count(qid) > 1})
     if duplicates:
         raise SetImportError(f"question ids are not unique ({', '.join(duplicates)}); fix the rubric first")
     header = rubric.header_dict()
-    with Session(engine) as session:
+    with write_session(engine) as session:
+        if if_absent:
+            present = session.exec(
+                select(tables.BenchmarkSet)
+                .where(tables.BenchmarkSet.source_sha256 == source_sha256)
+                .order_by(col(tables.BenchmarkSet.id))
+            ).first()
+            if present is not None and present.id is not None:
+                raise SetAlreadyImportedError(present.id, present.name, source_name)
         benchmark_set = tables.BenchmarkSet(
             name=rubric.benchmark.name or source_name,
             source_name=source_name,
@@ -170,20 +244,29 @@ def _question_row(session: Session, set_id: int, qid: str) -> tables.Question:
     return row
 
 
-def _current_content(session: Session, question: tables.Question) -> dict[str, Any]:
-    version = session.exec(
+def _version_row(session: Session, question: tables.Question, version: int) -> tables.QuestionVersion:
+    return session.exec(
         select(tables.QuestionVersion).where(
-            tables.QuestionVersion.question_id == question.id,
-            tables.QuestionVersion.version == question.current_version,
+            tables.QuestionVersion.question_id == question.id, tables.QuestionVersion.version == version
         )
     ).one()
-    content: dict[str, Any] = json.loads(version.content_json)
+
+
+def _current_content(session: Session, question: tables.Question) -> dict[str, Any]:
+    content: dict[str, Any] = json.loads(_version_row(session, question, question.current_version).content_json)
     return content
 
 
 def load_question(engine: Engine, set_id: int, qid: str) -> Question:
     with Session(engine) as session:
         return Question.model_validate(_current_content(session, _question_row(session, set_id, qid)))
+
+
+def load_current(engine: Engine, set_id: int, qid: str) -> tuple[int, Question]:
+    """The current version's number and content, read together."""
+    with Session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        return row.current_version, Question.model_validate(_current_content(session, row))
 
 
 def _commit_version(
@@ -212,27 +295,96 @@ def _commit_version(
     return version
 
 
-def save_question(engine: Engine, set_id: int, question: Question, *, author: str, comment: str = "") -> int:
+# The change an edit makes, given the current content and review status; it may raise
+# to refuse the edit (nothing is written).
+Change = Callable[[dict[str, Any], ReviewStatus], dict[str, Any]]
+
+
+def update_question(
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    change: Change,
+    *,
+    author: str,
+    comment: str = "",
+    base_version: int | None = None,
+) -> SavedVersion:
+    """Save ``change(current content)`` as the question's next version, in one write transaction.
+
+    The current version is read under the write lock, so a concurrent writer's version is
+    never overwritten by content computed from an older one. ``base_version`` is the
+    version the edit was made on: when another version has been saved since, the edit is
+    refused (``EditConflictError`` names the newer version and carries the edit). Without
+    it the change applies to whatever is current (a one-field edit then never undoes
+    another field's). A change that leaves the content as it is saves nothing. A new id
+    in the content renames the question, refused when the set already has that id.
+    """
+    with write_session(engine) as session:
+        row = _question_row(session, set_id, qid)
+        before = ReviewStatus(row.review_status)
+        current = _current_content(session, row)
+        content = change(current, before)
+        if canonical_hash(current) == canonical_hash(content):  # already so, whoever saved it: nothing to do
+            return SavedVersion(version=row.current_version, qid=row.qid, status_before=before, status_after=before)
+        if base_version is not None and base_version != row.current_version:
+            newest = _version_row(session, row, row.current_version)
+            raise EditConflictError(qid, base_version, row.current_version, newest.author, content)
+        new_qid = str(content.get("id", qid))
+        if (
+            new_qid != qid
+            and session.exec(
+                select(tables.Question).where(tables.Question.set_id == set_id, tables.Question.qid == new_qid)
+            ).first()
+        ):
+            raise QuestionIdTakenError(f"the set already has a question {new_qid}")
+        version = _commit_version(session, set_id, row, content, author, comment)
+        after = ReviewStatus(row.review_status)
+        session.commit()
+        return SavedVersion(version=version, qid=new_qid, status_before=before, status_after=after)
+
+
+def save_question(
+    engine: Engine,
+    set_id: int,
+    question: Question,
+    *,
+    author: str,
+    comment: str = "",
+    base_version: int | None = None,
+) -> int:
     """Save an edited question as a new version; return the version number.
 
-    Saving content identical to the current version is a no-op (returns it).
+    Saving content identical to the current version is a no-op (returns it); an edit
+    made on an older version than the current one is refused (see ``update_question``).
     """
     content = question.to_json_dict()
-    with Session(engine) as session:
-        row = _question_row(session, set_id, question.id)
-        if canonical_hash(_current_content(session, row)) == canonical_hash(content):
-            return row.current_version
-        version = _commit_version(session, set_id, row, content, author, comment)
-        session.commit()
-        return version
+    saved = update_question(
+        engine, set_id, question.id, lambda _c, _s: content, author=author, comment=comment, base_version=base_version
+    )
+    return saved.version
 
 
 def set_review_status(
-    engine: Engine, set_id: int, qid: str, status: ReviewStatus, *, actor: str, comment: str = ""
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    status: ReviewStatus,
+    *,
+    actor: str,
+    comment: str = "",
+    version: int | None = None,
 ) -> None:
-    """Record a review decision on the current version in the audit log."""
-    with Session(engine) as session:
+    """Record a review decision on the current version in the audit log.
+
+    ``version`` is the version the reviewer decided on: when another has been saved since,
+    the decision is refused (``ReviewConflictError``), so nobody approves content unseen.
+    """
+    with write_session(engine) as session:
         row = _question_row(session, set_id, qid)
+        if version is not None and version != row.current_version:
+            newest = _version_row(session, row, row.current_version)
+            raise ReviewConflictError(qid, version, row.current_version, newest.author, status.value.replace("_", " "))
         content_hash = canonical_hash(_current_content(session, row))
         row.review_status = status.value
         session.add(row)
@@ -358,20 +510,6 @@ def question_log(engine: Engine, set_id: int, qid: str) -> list[tables.ReviewLog
         )
 
 
-def rename_question(engine: Engine, set_id: int, old_qid: str, new_qid: str, *, author: str) -> int:
-    """Change a question's id (a new version whose content carries the new id)."""
-    with Session(engine) as session:
-        if session.exec(
-            select(tables.Question).where(tables.Question.set_id == set_id, tables.Question.qid == new_qid)
-        ).first():
-            raise ValueError(f"the set already has a question {new_qid}")
-        row = _question_row(session, set_id, old_qid)
-        content = {**_current_content(session, row), "id": new_qid}
-        version = _commit_version(session, set_id, row, content, author, f"renamed {old_qid} -> {new_qid}")
-        session.commit()
-        return version
-
-
 def add_signoff(
     engine: Engine,
     set_id: int,
@@ -382,8 +520,9 @@ def add_signoff(
     reviewer: str,
     comment: str,
 ) -> int:
-    """Record a frozen sign-off and its audit entry; return its number (1, 2, ...)."""
-    with Session(engine) as session:
+    """Record a frozen sign-off and its audit entry; return its number (1, 2, ...).
+    Numbered under the write lock, so two sign-offs at once get 1 and 2."""
+    with write_session(engine) as session:
         latest = session.exec(
             select(func.max(tables.SetSignoff.number)).where(tables.SetSignoff.set_id == set_id)
         ).one()

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from gtreview.store.db import write_session
 from gtreview.store.tables import ProjectSetting
 
 APPROVAL_REQUIRES_CALIBRATION = "approval_requires_calibration"
@@ -21,7 +22,9 @@ def get_setting(engine: Engine, key: str, default: Any = None) -> Any:
 
 
 def set_setting(engine: Engine, key: str, value: Any) -> None:
-    with Session(engine) as session:
+    """Insert or replace ``key``; under the write lock, so two processes setting a new key
+    at once do not both insert it."""
+    with write_session(engine) as session:
         row = session.get(ProjectSetting, key) or ProjectSetting(key=key, value_json="null")
         row.value_json = json.dumps(value)
         session.add(row)

@@ -12,10 +12,16 @@ The history stops at a review decision: an approval, a retirement or a sign-off
 ``seal``s it (the stack is cleared, and the action says so), so no undo or redo ever
 turns what was approved or signed back into a draft. ``refusals`` counts the edits that
 could not be saved, so a review action queued after an edit can tell that it was refused.
+
+Each edit is made on the version the editor showed (``seen``, then each of this session's
+own saves): when someone else (a script, another expert on a shared folder) saved a newer
+version meanwhile, the edit is refused as a conflict rather than undoing their change
+unseen, and ``conflicted`` hands the unsaved value back so the editor can keep it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +40,7 @@ from gtreview.ui.ops import CollectionOp, OpChanges, OpResult, failure_message
 class QuestionRef:
     set_id: int
     qid: str
+    version: int | None = None  # the version the next edit is made on (None: not seen yet)
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class EditSession(QObject):
     saved = Signal(int, str, int)  # set id, question id, version
     withdrawn = Signal(str, str)  # question id, the review status an edit took away (it is a draft again)
     failed = Signal(str)  # one-line reason
+    conflicted = Signal(int, str, object, object, str)  # set id, question id, path, unsaved value, one line
     renamed = Signal(int, str, str)  # set id, old id, new id
 
     def __init__(self, engine: Engine, author: Callable[[], str], parent: QObject | None = None) -> None:
@@ -57,6 +65,7 @@ class EditSession(QObject):
         self.undo_stack = QUndoStack(self)
         self._refs: dict[tuple[int, str], QuestionRef] = {}
         self.refusals = 0  # edits not saved so far (read by review actions, in their worker)
+        self._versions = threading.Lock()  # ref versions move in the save worker and on the GUI thread
 
     def seal(self) -> bool:
         """A review decision was recorded: the undo history ends here. True if there was one."""
@@ -66,6 +75,19 @@ class EditSession(QObject):
 
     def ref(self, set_id: int, qid: str) -> QuestionRef:
         return self._refs.setdefault((set_id, qid), QuestionRef(set_id, qid))
+
+    def seen(self, set_id: int, qid: str, version: int) -> None:
+        """The editor shows ``version`` of the question: its next edit is made on it. A
+        read that comes back after this session's own newer save does not move it back."""
+        ref = self.ref(set_id, qid)
+        with self._versions:
+            ref.version = max(ref.version or 0, version)
+
+    def version_of(self, set_id: int, qid: str) -> int | None:
+        """The newest version of the question this session has shown or saved (None: none)."""
+        with self._versions:
+            ref = self._refs.get((set_id, qid))
+            return ref.version if ref is not None else None
 
     def edit(self, set_id: int, qid: str, path: Path, old: Any, new: Any, label: str) -> None:
         """Push (and so apply and save) one field edit."""
@@ -77,7 +99,11 @@ class EditSession(QObject):
 
         def save() -> OpResult[_Saved]:
             qid = ref.qid  # as it is now: earlier edits (a rename) have been applied
-            result = editing.apply_edit(engine, set_id, qid, path, value, author=author)
+            with self._versions:
+                base = ref.version
+            result = editing.apply_edit(engine, set_id, qid, path, value, author=author, base_version=base)
+            with self._versions:
+                ref.version = max(ref.version or 0, result.version)
             new_qid = value if path == ("id",) and isinstance(value, str) else qid
             changes = OpChanges.of_questions(set_id, new_qid)
             if new_qid != qid:
@@ -101,7 +127,10 @@ class EditSession(QObject):
             self.refusals += 1
             if refused is not None:
                 refused()
-            self.failed.emit(failure_message(error))
+            if isinstance(error, editing.EditConflictError):
+                self.conflicted.emit(set_id, ref.qid, path, value, failure_message(error))
+            else:
+                self.failed.emit(failure_message(error))
 
         CollectionOp(self, save).success(done).failure(failed).run_in_background(initiator=self)
 

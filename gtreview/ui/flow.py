@@ -203,6 +203,10 @@ class FlowMixin:
 
         def done(outcome: OpResult[RubricImport]) -> None:
             imported = outcome.value
+            if imported.already_in_project:
+                notify(widget, f"{path.name} is already in the project as set {imported.set_id}; nothing was added.")
+                self.open_set(imported.set_id)
+                return
             unresolved = len(imported.locators.unresolved)
             located = (
                 f"{unresolved} evidence locators do not resolve in the corpus."

@@ -172,10 +172,13 @@ class MainWindow(PagesMixin, QMainWindow):
         )
         self.session.renamed.connect(self.questions.renamed)
         self.session.failed.connect(self._save_failed)
+        self.session.conflicted.connect(self._save_conflicted)
+        self.questions.version_shown.connect(self.session.seen)
         self.questions.status_changed.connect(self._update_status)
         self.questions.set_opened.connect(self.navigator.select_set)
         self.controller.message.connect(notify)
         self.controller.approved.connect(self._approved)
+        self.controller.stale.connect(lambda _set, _qid: self.questions.reload_shown())
         self._connect_flow()  # imports, the Runs page's re-reads, resume (ui/flow.py)
 
     # -- notices ------------------------------------------------------------------
@@ -319,6 +322,11 @@ class MainWindow(PagesMixin, QMainWindow):
     def _save_failed(self, message: str) -> None:
         self.notify(f"Not saved: {message}", "error")
         self.questions.reload_shown()  # show what is actually saved
+
+    def _save_conflicted(self, set_id: int, qid: str, path: JsonPath, value: Any, message: str) -> None:
+        kept = self.questions.show_newer_keeping(set_id, qid, path, value)
+        then = "your text is kept in its field: leave the field to save it on the newer version"
+        self.notify(f"{message}; {then if kept else 'the newer version is shown'}.", "warning")
 
     def _changes_applied(self, changes: OpChanges, _initiator: object = None) -> None:
         if changes.sets or changes.runs or changes.corpus:

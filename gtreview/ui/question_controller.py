@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 from sqlalchemy import Engine
 
 from gtreview.app import editing, review
+from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp
 from gtreview.ui.project_index import SharedIndex
@@ -58,6 +60,7 @@ class QuestionController(QObject):
     status_changed = Signal()  # the set's name, sign-offs or row counts changed
     set_opened = Signal(int)
     target_changed = Signal()  # the question the review actions would act on may have changed
+    version_shown = Signal(int, str, int)  # set id, question id, the version the editor now holds
 
     def __init__(self, engine: Engine, index: SharedIndex, widgets: ReviewWidgets, parent: QObject) -> None:
         super().__init__(parent)
@@ -68,6 +71,7 @@ class QuestionController(QObject):
         self.overview: review.SetOverview | None = None
         self._rows = LatestQuery(self)
         self._pane = LatestQuery(self)
+        self._refused: tuple[int, str, JsonPath, Any] | None = None  # an edit refused as a conflict, to put back
         self._diff = LatestQuery(self)
         self._hidden: dict[QWidget, Callable[[], None]] = {}  # tabs to redraw when turned to
         self._resetting = False  # the list is being refilled: the selection comes back after
@@ -181,6 +185,10 @@ class QuestionController(QObject):
         content = detail.question.to_json_dict()
         self._when_shown(self.w.question_view, lambda: self.w.question_view.setHtml(loaded.html))
         self.w.editor.load(content, same_question=same)
+        self.version_shown.emit(detail.set_id, detail.question.id, detail.version)
+        refused, self._refused = self._refused, None
+        if refused is not None and refused[:2] == key:
+            self.w.editor.keep_unsaved(refused[2], refused[3])
         self.w.fixtures.load(content, pane.calibration)
         retired = detail.review_status is ReviewStatus.RETIRED
         self.w.editor.setEnabled(not retired)  # retired questions stay as they were retired
@@ -213,6 +221,15 @@ class QuestionController(QObject):
             lambda: editing.diff_versions(engine, set_id, qid, old, new),
             lambda text: self.w.history.show_diff(old, new, text),
         )
+
+    def show_newer_keeping(self, set_id: int, qid: str, path: JsonPath, value: Any) -> bool:
+        """An edit was refused because someone saved a newer version: show that version,
+        with the refused value put back in its field (unsaved, for the expert to commit
+        again on top). False when the field is not on screen to keep it."""
+        keep = (set_id, qid) == self.shown and self.w.editor.shows_field(path)
+        self._refused = (set_id, qid, path, value) if keep else None
+        self.reload_shown()
+        return keep
 
     def reload_shown(self) -> None:
         """Show what is saved (after a refused edit)."""

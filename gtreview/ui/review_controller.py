@@ -66,6 +66,7 @@ class ReviewController(QObject):
     message = Signal(str)
     calibrated = Signal(int, list)  # set id, question ids
     approved = Signal(int, str)  # set id, question id: the window may move on
+    stale = Signal(int, str)  # set id, question id: a decision was refused, someone saved a newer version
 
     def __init__(
         self,
@@ -148,6 +149,8 @@ class ReviewController(QObject):
                 then(set_id, qid)
 
         def failed(error: BaseException) -> None:
+            if isinstance(error, workflow.ReviewConflictError):
+                self.stale.emit(set_id, qid)  # show the newer version
             if refused is None or not refused(error):
                 notify(self, f"Cannot {verb} {qid}: {failure_message(error)}", failure_kind(error))
 
@@ -163,11 +166,14 @@ class ReviewController(QObject):
         self._approve("")
 
     def _approve(self, reason: str) -> None:
-        engine, reviewer, shared = self.project.engine, self.reviewer(), self.index
+        engine, reviewer, shared, edits = self.project.engine, self.reviewer(), self.index, self.edits
 
         def act(set_id: int, qid: str) -> None:
             index = shared.get() if shared is not None else None
-            workflow.approve(engine, set_id, qid, reviewer=reviewer, index=index, unresolved_reason=reason)
+            seen = edits.version_of(set_id, qid) if edits is not None else None  # after the edits queued before
+            workflow.approve(
+                engine, set_id, qid, reviewer=reviewer, index=index, unresolved_reason=reason, version=seen
+            )
 
         self._run(
             "approve", act, seal=True, refused=None if reason.strip() else self._ask_reason, then=self.approved.emit

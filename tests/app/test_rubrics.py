@@ -79,7 +79,7 @@ def test_export_picks_the_only_set_and_refuses_otherwise(project: Project, tmp_p
     assert guide.path.read_text(encoding="utf-8").startswith("# ")
     with pytest.raises(UserError, match="the project has no set 7"):
         export_set(project.engine, tmp_path / "o.json", set_id=7)
-    import_rubric(project.engine, read_rubric_source(path), actor="geo")
+    import_rubric(project.engine, read_rubric_source(path), actor="geo", as_new=True)  # a second copy
     with pytest.raises(SetChoiceError, match="2 sets"):
         export_set(project.engine, tmp_path / "o.json")
 
@@ -98,3 +98,41 @@ def test_an_imported_set_exports_in_the_layout_of_its_file(project: Project, tmp
     sets_repo.save_question(project.engine, imported.set_id, question, author="geo")
     edited = export_set(project.engine, tmp_path / "edited.json").path.read_bytes()
     assert edited == raw.replace(b'"title": "Host rock"', b'"title": "Host rock and its control"')
+
+
+def test_importing_the_same_file_again_gives_one_set_unless_asked(project: Project, tmp_path: Path) -> None:
+    """A rerun after an import was killed past its commit adds no duplicate set."""
+    from gtreview.store import sets_repo
+
+    path = write(tmp_path / "r.json", rubric(2))
+    first = import_rubric(project.engine, read_rubric_source(path), actor="geo")
+    again = import_rubric(project.engine, read_rubric_source(path), actor="geo")
+    assert not first.already_in_project
+    assert again.already_in_project and again.set_id == first.set_id
+    assert [s.id for s in sets_repo.list_sets(project.engine)] == [first.set_id]
+    copy = import_rubric(project.engine, read_rubric_source(path), actor="geo", as_new=True)
+    assert not copy.already_in_project and copy.set_id != first.set_id
+    assert len(sets_repo.list_sets(project.engine)) == 2
+
+
+def test_two_imports_of_one_file_at_once_give_one_set(project: Project, tmp_path: Path) -> None:
+    import threading
+
+    from gtreview.store import sets_repo
+
+    path = write(tmp_path / "r.json", rubric(30))
+    source = read_rubric_source(path)
+    other = open_project(project.folder, create=False)  # a second process, to SQLite
+    results: list[object] = []
+    try:
+        threads = [
+            threading.Thread(target=lambda e=engine: results.append(import_rubric(e, source, actor="geo")))
+            for engine in (project.engine, other.engine)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        other.close()
+    assert len(results) == 2 and len(sets_repo.list_sets(project.engine)) == 1

@@ -125,3 +125,16 @@ def test_export_markdown_guide(tmp_path: Path, interop_dir: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# Yudnamutana Copper (sample) — Graded Answer Key & Marking Scheme")
     assert text.count("**If C1 fails: total = 0.**") == 3
+
+
+def test_importing_a_file_twice_says_so_in_one_line(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    source = write(tmp_path / "r.json", rubric(2))
+    assert gtreview("rubric", "import", source, "--project", project).returncode == 0
+    again = gtreview("rubric", "import", source, "--project", project)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines() == [
+        "r.json is already in the project as set 1 (Test set); nothing was added (--as-new imports a second copy)"
+    ]
+    copy = gtreview("rubric", "import", source, "--project", project, "--as-new", "--json")
+    assert copy.returncode == 0 and json.loads(copy.stdout)["set_id"] == 2

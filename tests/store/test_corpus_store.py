@@ -116,3 +116,84 @@ def test_interop_locators_through_the_cli(tmp_path: Path, interop_dir: Path) -> 
     assert keyed and all(by_locator[loc]["status"] == "resolved" for loc in keyed)
     others = [item for loc, item in by_locator.items() if loc not in keyed]
     assert others and all(item["status"] == "unresolved" and item["reason"] for item in others)
+
+
+def many_documents(count: int, pages: int = 5) -> list:  # type: ignore[type-arg]
+    from gtreview.core import corpus as model
+
+    return [
+        model.ParsedDocument(
+            name=f"reports/r{i}.txt",
+            title=f"Report {i}",
+            kind=model.SourceKind.TEXT,
+            sha256=f"{i:064x}",
+            size_bytes=100,
+            pages=[model.PageText(number=n + 1, lines=(f"Page {n + 1} of report {i}.",)) for n in range(pages)],
+            passages=[
+                model.Passage(page=n + 1, line_start=1, line_end=1, text=f"Page {n + 1} of report {i}.")
+                for n in range(pages)
+            ],
+        )
+        for i in range(count)
+    ]
+
+
+def test_a_large_import_commits_in_bounded_transactions(project) -> None:  # type: ignore[no-untyped-def]
+    """The write lock is taken for one batch at a time, never for the whole import, so a
+    concurrent save or pass gets in between batches."""
+    from sqlalchemy import event
+
+    from gtreview.store.corpus_repo import import_documents
+
+    rows_per_commit: list[int] = []
+    rows = [0]
+
+    def count(_conn, _cursor, statement, parameters, _context, executemany) -> None:  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("INSERT"):
+            rows[0] += len(parameters) if executemany else 1
+
+    def committed(_conn) -> None:  # type: ignore[no-untyped-def]
+        rows_per_commit.append(rows[0])
+        rows[0] = 0
+
+    documents = many_documents(12)  # 11 rows each: the document, 5 pages, 5 passages
+    event.listen(project.engine, "after_cursor_execute", count)
+    event.listen(project.engine, "commit", committed)
+    try:
+        report = import_documents(project.engine, documents, batch_rows=30)
+    finally:
+        event.remove(project.engine, "after_cursor_execute", count)
+        event.remove(project.engine, "commit", committed)
+    assert len(report.added) == 12
+    written = [n for n in rows_per_commit if n]
+    assert len(written) == 6 and max(written) <= 30 and sum(written) == 12 * 11
+    assert load_documents(project.engine) == sorted(documents, key=lambda d: d.name)
+
+
+def test_two_imports_of_one_corpus_at_once_store_it_once(project) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from gtreview.store.corpus_repo import import_documents
+
+    documents = many_documents(40)
+    other = open_project(project.folder, create=False)  # a second process, to SQLite
+    reports, errors = [], []
+
+    def run(engine) -> None:  # type: ignore[no-untyped-def]
+        try:
+            reports.append(import_documents(engine, documents, batch_rows=50))
+        except Exception as exc:  # noqa: BLE001 - any error is the failure this test looks for
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=run, args=(e,)) for e in (project.engine, other.engine)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        other.close()
+    assert errors == []
+    assert sorted(d.name for d in list_documents(project.engine)) == sorted(d.name for d in documents)
+    for report in reports:  # each import accounts for every document: stored by it or found stored
+        assert sorted(report.added + report.unchanged) == sorted(d.name for d in documents)

@@ -293,6 +293,28 @@ class QuestionEditor(QScrollArea):
         self._show_checks()
         self._timer.start()
 
+    def _field(self, path: Path) -> Binding | None:
+        return next((b for b in self._bindings if b.path == path and b.widget.isEnabled()), None)
+
+    def shows_field(self, path: Path) -> bool:
+        return self._field(path) is not None
+
+    def keep_unsaved(self, path: Path, value: Any) -> bool:
+        """Put back ``value`` (an edit that was refused) in its field, pending: a reload
+        leaves it there, and it is saved when the field is committed again. False when
+        no field shows ``path``."""
+        binding = self._field(path)
+        if binding is None:
+            return False
+        if self._pending is not None and self._pending is not binding:
+            self.commit_pending()
+        binding.widget.blockSignals(True)
+        binding.write(value)
+        binding.widget.blockSignals(False)
+        self._pending = binding  # no timer: it waits for the expert, who has just been told
+        self._show_checks()
+        return True
+
     def commit_pending(self) -> None:
         self._timer.stop()
         binding, self._pending = self._pending, None

@@ -1,0 +1,139 @@
+"""Two writers on one question set (two engines are two processes to SQLite)."""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gtreview.app import editing
+from gtreview.core.rubric import Rubric
+from gtreview.store import sets_repo
+from gtreview.store.db import BUSY_TIMEOUT_MS, write_session
+from gtreview.store.project import DB_FILE, Project, open_project
+from tests.rubric_factory import rubric
+
+
+@pytest.fixture()
+def two(tmp_path: Path):  # type: ignore[no-untyped-def]
+    alice = open_project(tmp_path / "p")
+    set_id = sets_repo.import_rubric(
+        alice.engine, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="setup"
+    )
+    bob = open_project(tmp_path / "p", create=False)
+    yield alice, bob, set_id
+    alice.close()
+    bob.close()
+
+
+def titles(project: Project, set_id: int) -> list[str | None]:
+    return [
+        sets_repo.load_version(project.engine, set_id, "A1", v.version).title
+        for v in sets_repo.list_versions(project.engine, set_id, "A1")
+    ]
+
+
+def test_a_stale_edit_is_refused_naming_the_newer_version_and_keeps_the_text(two) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, set_id = two
+    editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob", base_version=1)
+    with pytest.raises(editing.EditConflictError, match=r"A1 was changed by bob \(now version 2\)") as refused:
+        editing.apply_edit(
+            alice.engine, set_id, "A1", ("principle",), "Alice's principle", author="alice", base_version=1
+        )
+    assert "\n" not in str(refused.value)
+    assert refused.value.current_version == 2 and refused.value.content["principle"] == "Alice's principle"
+    assert titles(alice, set_id) == ["Question A1", "Bob's title"]  # nothing written, bob's value stands
+    # made again on the version now shown, it is saved on top of bob's
+    saved = editing.apply_edit(
+        alice.engine, set_id, "A1", ("principle",), "Alice's principle", author="alice", base_version=2
+    )
+    current = sets_repo.load_question(alice.engine, set_id, "A1")
+    assert saved.version == 3 and current.title == "Bob's title" and current.principle == "Alice's principle"
+
+
+def test_a_stale_whole_question_save_is_refused(two) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, set_id = two
+    seen = sets_repo.load_question(alice.engine, set_id, "A1").to_json_dict()
+    editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
+    with pytest.raises(editing.EditConflictError, match="now version 2"):
+        editing.save_content(
+            alice.engine, set_id, "A1", {**seen, "model_answer": "Alice's"}, author="alice", base_version=1
+        )
+    assert sets_repo.load_question(alice.engine, set_id, "A1").title == "Bob's title"
+
+
+def test_a_stale_edit_that_changes_nothing_is_no_conflict(two) -> None:  # type: ignore[no-untyped-def]
+    alice, bob, set_id = two
+    editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Same", author="bob")
+    result = editing.apply_edit(alice.engine, set_id, "A1", ("title",), "Same", author="alice", base_version=1)
+    assert result.version == 2
+
+
+def test_a_write_session_holds_the_write_lock_from_its_start(two) -> None:  # type: ignore[no-untyped-def]
+    alice, _bob, _set_id = two
+    other = sqlite3.connect(alice.folder / DB_FILE, timeout=0)
+    try:
+        with write_session(alice.engine):
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("BEGIN IMMEDIATE")
+        other.execute("BEGIN IMMEDIATE")  # released when the session ends
+        other.rollback()
+    finally:
+        other.close()
+
+
+def test_writers_wait_for_each_other_rather_than_fail(two) -> None:  # type: ignore[no-untyped-def]
+    """The wait is long enough for another writer's batch on a busy machine (5 s was not)."""
+    alice, _bob, _set_id = two
+    with alice.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == BUSY_TIMEOUT_MS >= 30_000
+
+
+def test_an_approval_of_a_version_no_longer_current_is_refused(two) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app import workflow
+    from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
+
+    alice, bob, set_id = two
+    set_setting(alice.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
+    with pytest.raises(sets_repo.ReviewConflictError, match=r"changed by bob \(now version 2\).*not approved"):
+        workflow.approve(alice.engine, set_id, "A1", reviewer="alice", version=1)
+    statuses = {q.qid: q.review_status for q in sets_repo.list_questions(alice.engine, set_id)}
+    assert statuses["A1"] is sets_repo.ReviewStatus.DRAFT
+    workflow.approve(alice.engine, set_id, "A1", reviewer="alice", version=2)  # the version now shown
+    approval = workflow.history(alice.engine, set_id, "A1")[-1]
+    assert approval.action == "approved" and approval.version == 2
+
+
+def test_a_review_decision_is_recorded_only_on_the_version_it_names(two) -> None:  # type: ignore[no-untyped-def]
+    """What an approval checked is what it approves: an edit saved between the check and
+    the record makes the record refuse."""
+    alice, bob, set_id = two
+    editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
+    with pytest.raises(sets_repo.ReviewConflictError, match="now version 2"):
+        sets_repo.set_review_status(alice.engine, set_id, "A1", sets_repo.ReviewStatus.APPROVED, actor="a", version=1)
+
+
+def test_two_processes_setting_new_project_settings_at_once_both_succeed(two) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from gtreview.store.settings_repo import get_setting, set_setting
+
+    alice, bob, _set_id = two
+    errors: list[BaseException] = []
+
+    def write(engine, value: str) -> None:  # type: ignore[no-untyped-def]
+        try:
+            for n in range(40):
+                set_setting(engine, f"key {n}", value)
+        except Exception as exc:  # noqa: BLE001 - any error is what this test looks for
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=write, args=(p.engine, p.folder.name + str(i))) for i, p in enumerate((alice, bob))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert all(get_setting(alice.engine, f"key {n}") in {"p0", "p1"} for n in range(40))

@@ -1,0 +1,84 @@
+"""Another writer saved the question meanwhile: the GUI's edit is refused as a conflict in
+a notice, the typed text stays in its field, and committing it again saves it on top."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from gtreview.app import editing
+from gtreview.store import sets_repo
+from gtreview.store.project import open_project
+from tests.ui.waiting import settle
+
+
+def test_a_stale_gui_edit_is_a_notice_and_keeps_the_typed_text(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor = window.editor
+    window.tabs.setCurrentWidget(editor)
+    settle(qtbot, window)
+    engine, set_id = window.project.engine, window.set_id
+    before = sets_repo.list_versions(engine, set_id, "A1")[-1].version
+
+    script = open_project(window.project.folder, create=False)  # another process on the same project
+    try:
+        editing.apply_edit(script.engine, set_id, "A1", ("title",), "The script's title", author="script")
+    finally:
+        script.close()
+
+    editor.pass_condition.setFocus()
+    editor.pass_condition.moveCursor(editor.pass_condition.textCursor().MoveOperation.End)
+    qtbot.keyClicks(editor.pass_condition, " Typed in the GUI.")
+    editor.commit_pending()
+    settle(qtbot, window)
+
+    kind, conflict = window.notices.recent[-1]
+    assert kind == "warning" and "A1 was changed by script" in conflict
+    assert f"now version {before + 1}" in conflict and "kept in its field" in conflict
+    saved = sets_repo.load_question(engine, set_id, "A1")
+    assert saved.title == "The script's title"  # the script's version stands, nothing undone
+    assert not saved.gate.pass_condition.endswith(" Typed in the GUI.")
+    assert editor.title_edit.text() == "The script's title"  # the newer version is shown...
+    assert editor.pass_condition.toPlainText().endswith(" Typed in the GUI.")  # ...with the typed text kept
+
+    editor.commit_pending()  # leaving the field saves it, now on the newer version
+    settle(qtbot, window)
+    saved = sets_repo.load_question(engine, set_id, "A1")
+    assert saved.title == "The script's title" and saved.gate.pass_condition.endswith(" Typed in the GUI.")
+    assert sets_repo.list_versions(engine, set_id, "A1")[-1].version == before + 2
+    assert window.notices.recent[-1] == ("success", f"Saved A1 as version {before + 2}.")
+
+
+def test_the_guis_own_edits_in_a_row_are_no_conflict(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor = window.editor
+    window.tabs.setCurrentWidget(editor)
+    settle(qtbot, window)
+    for text in ("First", "Second", "Third"):  # each made before the previous one has come back
+        editor.title_edit.setFocus()
+        editor.title_edit.selectAll()
+        qtbot.keyClicks(editor.title_edit, text)
+        qtbot.keyClick(editor.title_edit, Qt.Key.Key_Tab)
+    settle(qtbot, window)
+    assert sets_repo.load_question(window.project.engine, window.set_id, "A1").title == "Third"
+    assert not [said for _kind, said in window.notices.recent if "changed by" in said]
+    window.session.undo_stack.undo()  # undo is an edit made on the GUI's own latest version
+    settle(qtbot, window)
+    assert sets_repo.load_question(window.project.engine, window.set_id, "A1").title == "Second"
+
+
+def test_approving_what_another_writer_has_just_changed_is_refused(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app import workflow
+
+    window = sample_window
+    engine, set_id = window.project.engine, window.set_id
+    script = open_project(window.project.folder, create=False)
+    try:
+        editing.apply_edit(script.engine, set_id, "A1", ("title",), "Changed under the reviewer", author="script")
+    finally:
+        script.close()
+    window.menu_actions["approve"].trigger()  # the pane still shows the version before the script's
+    settle(qtbot, window)
+    kind, said = window.notices.recent[-1]
+    assert kind == "warning" and "A1 was changed by script" in said and "not approved" in said
+    assert workflow.history(engine, set_id, "A1")[-1].action != "approved"
+    assert window.editor.title_edit.text() == "Changed under the reviewer"  # the newer version is shown

@@ -52,11 +52,14 @@ class ModelCheckFailed(UserError):
     """The model could not even count the prompts' tokens (it crashed in native code)."""
 
 
-def check_prompts_fit(backend: CompletionBackend, checks: Sequence[PromptCheck], *, what: str) -> None:
+def check_prompts_fit(
+    backend: CompletionBackend, checks: Sequence[PromptCheck], *, what: str, shared: str = ""
+) -> None:
     """Raise :class:`PromptsDoNotFit` (one line) unless every prompt's tokens, its
     ``max_tokens`` and its ``reserve`` fit in one sequence of the model's context.
 
-    ``what`` names the job in the message ("drafting", "judge"). A backend that cannot
+    ``what`` names the job in the message ("drafting", "judge"), ``shared`` what every
+    prompt carries (drafting's passages), said once. A backend that cannot
     count tokens is not checked. A model that dies while counting (a native abort in
     its worker) raises :class:`ModelCheckFailed` with the worker's one line.
     """
@@ -77,15 +80,17 @@ def check_prompts_fit(backend: CompletionBackend, checks: Sequence[PromptCheck],
         if tokens + check.request.sampling.max_tokens + check.reserve > counts.context
     ]
     if misfits:
-        raise PromptsDoNotFit(_message(backend.spec, what, len(checks), counts.context, misfits))
+        raise PromptsDoNotFit(_message(backend.spec, what, shared, len(checks), counts.context, misfits))
 
 
-def _message(spec: str, what: str, total: int, context: int, misfits: list[tuple[PromptCheck, int]]) -> str:
+def _message(
+    spec: str, what: str, shared: str, total: int, context: int, misfits: list[tuple[PromptCheck, int]]
+) -> str:
     parts = [_describe(check, tokens, context) for check, tokens in misfits[:_NAMED]]
     if len(misfits) > _NAMED:
         parts.append(f"and {len(misfits) - _NAMED} more")
     return (
-        f"{len(misfits)} of {total} {what} prompt(s) do not fit the {context:,}-token context of {spec}, "
+        f"{len(misfits)} of {total} {what} prompt(s){f' ({shared})' if shared else ''} do not fit the {context:,}-token context of {spec}, "
         f"so nothing was sent: {'; '.join(parts)}"
     )
 

@@ -68,7 +68,7 @@ def check_prompts_fit(
         return
     try:
         counts = counter([c.request for c in checks])
-    except (RuntimeError, OSError) as exc:  # WorkerDied is a RuntimeError
+    except (RuntimeError, OSError, ValueError) as exc:  # WorkerDied is a RuntimeError
         raise ModelCheckFailed(f"{backend.spec}: {exc}") from None
     if counts is None:
         return

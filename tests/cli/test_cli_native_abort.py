@@ -1,7 +1,8 @@
 """A GGUF that aborts llama.cpp (SIGABRT) on first use, under every command that loads a
 model outside a pass: each exits non-zero with one line on stderr naming the model and
 the crash, no native output, and the command's own process is never killed by a signal
-(the model runs in a worker process; the factory opens every local model there)."""
+(the model runs in a worker process; the factory opens every local model there). And a
+judge whose context cannot hold the prompts is refused the same way, before any call."""
 
 from __future__ import annotations
 
@@ -64,3 +65,16 @@ def test_a_native_abort_is_one_line_and_the_command_survives(name: str, files: d
     assert lines[0].startswith("gtreview: error: ") and DIED in lines[0]
     assert ("model base: " if name == "probe" else str(files["spec"])) in lines[0]
     assert result.stdout == ""
+
+
+def test_calibrate_with_a_judge_context_too_small_is_one_line_before_any_call(
+    files: dict[str, Path | str], tiny_judge_gguf: Path
+) -> None:
+    """The fixtures' prompts (about 3,500 tokens) plus the judge's 1,024-token reply do
+    not fit a 4,096-token context: said once, before the judge is asked anything."""
+    spec = f"llama:{tiny_judge_gguf}?ctx=4096&seq=2&threads=1"
+    result = gtreview("calibrate", "--rubric", files["rubric"], "--judge", spec)
+    assert result.returncode == 2 and result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("gtreview: error: 9 of 9 judge prompt(s) do not fit the 4,096-token context of llama:")
+    assert "question A1 fixture A1-F1 needs " in line and "+ 1,024 reply = " in line and "and 6 more" in line

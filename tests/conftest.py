@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests import real_models
-from tests.gguf_factory import write_tiny_llama_gguf, write_tiny_lora_gguf
+from tests.gguf_factory import write_aborting_llama_gguf, write_tiny_llama_gguf, write_tiny_lora_gguf
 
 INTEROP_DIR = Path(__file__).resolve().parents[2] / "shared" / "interop" / "groundtruth"
 
@@ -37,6 +37,13 @@ def tiny_lora(tiny_gguf: Path) -> Path:
 def tiny_judge_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny llama with a 4,096-token training context: long enough for a judge prompt."""
     return write_tiny_llama_gguf(tmp_path_factory.mktemp("gguf-judge") / "tiny-judge.gguf", ctx=4096)
+
+
+@pytest.fixture(scope="session")
+def aborting_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny llama that passes the header check and loads, then aborts llama.cpp
+    (SIGABRT from an escaped C++ exception) on the first chat prompt it tokenizes."""
+    return write_aborting_llama_gguf(tmp_path_factory.mktemp("gguf-abort") / "aborting.gguf")
 
 
 @pytest.fixture(scope="session")

@@ -67,11 +67,12 @@ class TinyDims:
     head_count_kv: int
 
 
-def build_vocab(words: Sequence[str]) -> tuple[list[str], list[float], list[int]]:
-    """Tokens, scores and token types of an SPM vocabulary that can spell any text."""
+def build_vocab(words: Sequence[str], *, byte_tokens: bool = True) -> tuple[list[str], list[float], list[int]]:
+    """Tokens, scores and token types of an SPM vocabulary that can spell any text
+    (without ``byte_tokens``, only the printable ASCII it lists)."""
     tokens: list[str] = ["<unk>", "<s>", "</s>", "<|im_start|>", "<|im_end|>"]
     types: list[int] = [TokenType.UNKNOWN, TokenType.CONTROL, TokenType.CONTROL, TokenType.CONTROL, TokenType.CONTROL]
-    for byte in range(256):
+    for byte in range(256 if byte_tokens else 0):
         tokens.append(f"<0x{byte:02X}>")
         types.append(TokenType.BYTE)
     seen = set(tokens)
@@ -108,11 +109,12 @@ def write_tiny_llama_gguf(
     f16: bool = False,
     chat_template: str | None = CHATML_TEMPLATE,
     name: str = "tiny-random-llama",
+    byte_tokens: bool = True,
 ) -> Path:
     """Write a random-weight llama model that llama.cpp loads and runs; returns the path."""
     path = Path(path)
     rng = np.random.default_rng(seed)
-    tokens, scores, types = build_vocab(vocab_words)
+    tokens, scores, types = build_vocab(vocab_words, byte_tokens=byte_tokens)
     n_vocab = len(tokens)
     n_ff = ff if ff is not None else 2 * width
     head_dim = width // heads
@@ -175,6 +177,15 @@ def write_larger_llama_gguf(path: str | Path, *, seed: int = 0) -> Path:
     return write_tiny_llama_gguf(
         path, width=768, layers=8, heads=12, ctx=4096, ff=2048, seed=seed, name="larger-random-llama"
     )
+
+
+def write_aborting_llama_gguf(path: str | Path) -> Path:
+    """A model that passes gtreview's header check and loads, but aborts the process
+    (SIGABRT) the first time it tokenizes a newline, i.e. on any chat prompt, before the
+    first decode: its SPM vocabulary has no byte tokens, so llama.cpp's byte fallback
+    throws ``std::out_of_range`` through the C API and the C++ runtime calls abort(),
+    as a failed ``GGML_ASSERT`` does."""
+    return write_tiny_llama_gguf(path, ctx=4096, byte_tokens=False, name="aborting-random-llama")
 
 
 def read_dims(base: str | Path) -> TinyDims:

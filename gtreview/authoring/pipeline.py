@@ -31,6 +31,7 @@ from gtreview.authoring.authority import AuthorityContract, to_source_authority
 from gtreview.authoring.models import CritiqueReply, EvidenceCard, QuestionReply
 from gtreview.authoring.passages import SourcePassage
 from gtreview.authoring.pricing import PriceTable, StageUsage, Unknown, model_names, total_cost
+from gtreview.authoring.prompt_fit import check_drafting_fits
 from gtreview.authoring.runner import ItemOutcome, ItemStatus
 from gtreview.authoring.stages import (
     CARDS,
@@ -253,6 +254,7 @@ def draft_set(
         settings=settings or DraftSettings(),
         cancel=cancel,
     )
+    check_drafting_fits(ctx, n_questions)  # every prompt carries every passage: refuse before any call
     result = DraftResult(
         model=backend.spec,
         backend=_json_safe(backend.describe()),

@@ -186,6 +186,11 @@ def _check_card(ctx: DraftContext, card_id: str, focus: list[str]) -> Check:
 
 
 def draft_cards(ctx: DraftContext, n: int, progress: StageProgress | None = None) -> list[ItemOutcome[EvidenceCard]]:
+    return ctx.run(CARDS, card_items(ctx, n), progress)
+
+
+def card_items(ctx: DraftContext, n: int) -> list[StageItem[Any]]:
+    """The ``n`` evidence-card requests, each drawing mainly on its own run of passages."""
     schema = card_schema(ctx.documents, ctx.authority.keys, ctx.settings.limits)
     items: list[StageItem[Any]] = []
     groups = focus_groups(ctx.labels, n)
@@ -205,7 +210,7 @@ def draft_cards(ctx: DraftContext, n: int, progress: StageProgress | None = None
             f"any other passage shown. {choice}"
         )
         items.append(StageItem(card_id, ctx.messages(CARDS, task), schema, _check_card(ctx, card_id, focus)))
-    return ctx.run(CARDS, items, progress)
+    return items
 
 
 def render_card(card: EvidenceCard, *, with_principle: bool = True) -> str:

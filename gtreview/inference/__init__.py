@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ScoringBackend,
         TokenScores,
     )
+    from gtreview.inference.context_fit import PromptCheck, PromptsDoNotFit, check_prompts_fit
     from gtreview.inference.factory import open_backend, open_scoring_backend
     from gtreview.inference.specs import (
         BackendOpenError,
@@ -42,6 +43,9 @@ _HOMES = {
     "Sampling": "backend",
     "ScoringBackend": "backend",
     "TokenScores": "backend",
+    "PromptCheck": "context_fit",
+    "PromptsDoNotFit": "context_fit",
+    "check_prompts_fit": "context_fit",
     "open_backend": "factory",
     "open_scoring_backend": "factory",
     "BackendOpenError": "specs",
@@ -62,10 +66,13 @@ __all__ = [
     "GenerationCancelled",
     "ModelSpec",
     "ModelSpecError",
+    "PromptCheck",
+    "PromptsDoNotFit",
     "Sampling",
     "ScoringBackend",
     "TokenScores",
     "WorkerDied",
+    "check_prompts_fit",
     "open_backend",
     "open_scoring_backend",
     "parse_model_spec",

@@ -44,6 +44,7 @@ from gtreview.inference.backend import (
     CompletionResult,
     ResultCallback,
 )
+from gtreview.inference.context_fit import PromptCounts
 from gtreview.inference.gguf_check import GgufInfo, check_adapter_file, check_model_file
 from gtreview.inference.json_grammar import SchemaGrammarError, schema_to_gbnf
 from gtreview.inference.llama_sampling import Candidates
@@ -384,6 +385,12 @@ class LlamaBackend:
         on_result: ResultCallback | None = None,
     ) -> list[CompletionResult]:
         return self.engine.generate(requests, cancel, on_result)
+
+    def count_prompt_tokens(self, requests: Sequence[CompletionRequest]) -> PromptCounts:
+        """The prompt tokens each request would be decoded with, and what a sequence holds
+        (prompt plus reply), so a caller can check the fit before the first call."""
+        tokens = tuple(len(self.engine.tokenize_prompt(r.messages)) for r in requests)
+        return PromptCounts(tokens=tokens, context=self.engine.n_ctx_seq)
 
     def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[llama_scoring.TokenScores]:
         return self.engine.score_texts(texts, prefix_tokens=prefix_tokens)

@@ -10,16 +10,21 @@ benchmark pass it would stop the run. :class:`WorkerBackend` opens the backend t
     parent -> child   {"op": "complete", "requests": [...], "stream": bool}  {"op": "describe"}  {"op": "close"}
                       {"op": "score", "texts": [...], "prefix_tokens": N}
                       {"op": "continue", "prompts": [text or [token ids]], "max_tokens": N}
+                      {"op": "count", "requests": [...]}
     child -> parent   {"op": "ready", "pid": N}  {"op": "open_failed", "type": ..., "message": ...}
                       {"op": "result", "index": N, "result": {...}}  (streamed: one per request, as it ends)
                       {"op": "results", "results": [...]}  {"op": "describe", "describe": {...}}
                       {"op": "scores", "scores": [{"text_tokens": [...], "start": N, "logprobs": [...]}]}
                       {"op": "continuations", "continuations": [[token ids], ...]}
+                      {"op": "counts", "tokens": [N, ...] or None, "context": N}
                       {"op": "failed", "type": ..., "message": ...}
 
 ``gtreview.inference.factory.open_backend`` opens every local model this way. The
 scoring messages serve the memorisation probes (:class:`ScoringBackend`): floats go
-through the pipe as pickled doubles, so the numbers are exactly the child's.
+through the pipe as pickled doubles, so the numbers are exactly the child's. The
+``count`` message tokenizes chat prompts with the model's own template, so a use case can
+check that every prompt fits the context before the first call
+(:mod:`gtreview.inference.context_fit`); a backend that cannot count answers ``None``.
 
 While it waits for a reply the parent watches the child's process sentinel and the
 caller's cancel event, so it never hangs on a dead child:
@@ -74,6 +79,7 @@ from typing import Any, BinaryIO
 
 from gtreview.core.errors import Cancelled
 from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback, TokenScores, complete
+from gtreview.inference.context_fit import PromptCounts
 from gtreview.inference.gguf_check import ModelFileError
 from gtreview.inference.pooled import one_line
 from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, parse_model_spec
@@ -81,7 +87,8 @@ from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError
 _POLL_S = 0.05  # how often a waiting parent looks at the cancel event
 _TERMINATE_GRACE_S = 2.0
 _CLOSE_TIMEOUT_S = 10.0
-_ERROR_WORDS = ("ggml_assert", "error", "failed", "abort", "out of memory")
+# "terminate called": a C++ exception that escaped llama.cpp (std::out_of_range ...).
+_ERROR_WORDS = ("ggml_assert", "error", "failed", "abort", "out of memory", "terminate called")
 
 # Exceptions the child may report that the parent re-raises as the same class.
 _OPEN_ERRORS: dict[str, type[Exception]] = {
@@ -432,6 +439,22 @@ class WorkerBackend:
             )
         return continuations
 
+    def count_prompt_tokens(self, requests: Sequence[CompletionRequest]) -> PromptCounts | None:
+        """Each request's prompt tokens (chat template applied) and a sequence's context,
+        counted in the child; None when its backend cannot count. Errors as
+        :meth:`score_texts`: a dead child raises :class:`WorkerDied`."""
+        if not requests:
+            return None
+        reply = self._request(
+            {"op": "count", "requests": [r.model_dump(mode="json") for r in requests]}, "counts", None
+        )
+        if reply.get("tokens") is None:
+            return None
+        tokens = tuple(int(t) for t in reply["tokens"])
+        if len(tokens) != len(requests):
+            raise RuntimeError(f"the model worker counted {len(tokens)} prompts for {len(requests)}")
+        return PromptCounts(tokens=tokens, context=int(reply["context"]))
+
     def _request(self, message: dict[str, Any], expected: str, cancel: threading.Event | None) -> dict[str, Any]:
         """One call whose failures are exceptions (there are no results to carry them)."""
         if cancel is not None and cancel.is_set():
@@ -565,6 +588,8 @@ def _serve(backend: Any, message: dict[str, Any], conn: Connection) -> dict[str,
         if op == "continue":
             outputs = _scorer(backend).greedy_continuations(message["prompts"], message["max_tokens"])
             return {"op": "continuations", "continuations": [[int(t) for t in out] for out in outputs]}
+        if op == "count":
+            return _count(backend, message["requests"])
         requests = [CompletionRequest.model_validate(r) for r in message["requests"]]
         if message.get("stream"):
 
@@ -576,13 +601,23 @@ def _serve(backend: Any, message: dict[str, Any], conn: Connection) -> dict[str,
             results = backend.complete_batch(requests)
         return {"op": "results", "results": [r.model_dump(mode="json") for r in results]}
     except Exception as exc:  # noqa: BLE001 - a Python error in the backend fails this call only
-        if op in ("score", "continue"):  # the caller re-raises it: keep the message as it was
+        if op in ("score", "continue", "count"):  # the caller re-raises it: keep the message as it was
             return {"op": "failed", "type": type(exc).__name__, "message": one_line(str(exc) or repr(exc))}
         return {
             "op": "failed",
             "type": type(exc).__name__,
             "message": one_line(f"model worker: {type(exc).__name__}: {exc}"),
         }
+
+
+def _count(backend: Any, requests: list[dict[str, Any]]) -> dict[str, Any]:
+    counter = getattr(backend, "count_prompt_tokens", None)
+    if not callable(counter):
+        return {"op": "counts", "tokens": None, "context": 0}
+    counts = counter([CompletionRequest.model_validate(r) for r in requests])
+    if counts is None:
+        return {"op": "counts", "tokens": None, "context": 0}
+    return {"op": "counts", "tokens": [int(t) for t in counts.tokens], "context": int(counts.context)}
 
 
 def _scorer(backend: Any) -> Any:

@@ -27,6 +27,7 @@ from gtreview.inference.backend import (
     Sampling,
     complete,
 )
+from gtreview.inference.context_fit import PromptCheck, check_prompts_fit
 from gtreview.judging.marking import marking_block
 from gtreview.judging.pointwise import JudgeSettings, Progress
 from gtreview.judging.prompts import PAIRWISE, load_template
@@ -138,6 +139,11 @@ def compare_answers(
                     schema_name="pairwise_verdict",
                 )
             )
+    checks = [
+        PromptCheck(f"question {judged[i // 2].question.id} pair {judged[i // 2].key}", r)
+        for i, r in enumerate(requests)
+    ]
+    check_prompts_fit(backend, checks, what="pairwise judge")  # before the first call, in one line
     replies: dict[int, CompletionResult] = {}
 
     def on_result(index: int, result: CompletionResult) -> None:

@@ -28,6 +28,7 @@ from gtreview.inference.backend import (
     Sampling,
     complete,
 )
+from gtreview.inference.context_fit import PromptCheck, check_prompts_fit
 from gtreview.judging.contract import ContractViolation, parse_verdict_reply
 from gtreview.judging.marking import marking_block
 from gtreview.judging.prompts import POINTWISE, load_template
@@ -124,7 +125,8 @@ def judge_answers(
     tokens the judge has generated so far, right after ``on_judgement(judgement)`` (a
     pass stores each judgement there, as it is final). A set ``cancel`` stops the work at
     the next finished reply and raises :class:`JudgingCancelled` holding the finished
-    judgements.
+    judgements. Every prompt's fit in the judge's context is checked before the first
+    call (:class:`~gtreview.inference.context_fit.PromptsDoNotFit`, one line).
     """
     settings = settings or JudgeSettings()
     sha = load_template(POINTWISE).sha256
@@ -174,6 +176,9 @@ def judge_answers(
                     messages=item.messages, sampling=sampling, json_schema=schemas[qid], schema_name="verdict"
                 )
             )
+        if attempt == 0:
+            checks = [PromptCheck(_label(item.task), r) for item, r in zip(pending, requests, strict=True)]
+            check_prompts_fit(backend, checks, what="judge")
         still: list[_Pending] = []
 
         def on_result(
@@ -227,6 +232,13 @@ def judge_answers(
             tokens=item.tokens,
         )
     return [results[task.key] for task in tasks]
+
+
+def _label(task: JudgeTask) -> str:
+    """The answer a judge prompt is for, as a fit message names it."""
+    if task.fixture_id:
+        return f"question {task.question.id} fixture {task.fixture_id}"
+    return f"question {task.question.id} answer {task.key}"
 
 
 class _Pending:

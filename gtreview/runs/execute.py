@@ -21,6 +21,7 @@ from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
+from gtreview.runs.fit import check_pass_fits
 from gtreview.runs.identity import spec_identity
 from gtreview.runs.judge_phases import check_judge, compare_phase, judge_phase
 from gtreview.runs.pass_context import (
@@ -97,8 +98,9 @@ def run_pass(
     link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
     ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
     try:
-        # Fail fast: a judge that does not reproduce the fixtures stops the pass before
-        # any answer is generated, not after hours of generation.
+        # Fail fast: a prompt that cannot fit its model, or a judge that does not reproduce
+        # the fixtures, stops the pass before any answer is generated, not after hours.
+        check_pass_fits(ctx, plan, global_variants, questions)
         monitor = check_judge(ctx, plan, global_variants, questions)
         for model in config.models:
             _generate(ctx, model.spec, plan.generations[model.label])

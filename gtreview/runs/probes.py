@@ -35,6 +35,7 @@ from gtreview.core.recall import exact_match, longest_common_token_run, ngram_ov
 from gtreview.core.statistics import Difference, StatModel, paired_difference_of_means
 from gtreview.core.stats_base import opt
 from gtreview.inference.backend import ScoringBackend
+from gtreview.inference.worker import WorkerDied
 
 if TYPE_CHECKING:
     from gtreview.inference.specs import ModelSpec
@@ -99,10 +100,12 @@ def _each_model(factories: Mapping[str, EngineFactory], work: Callable[[ProbeEng
     if len(factories) < 2:
         raise ValueError("probes compare models: name a base and at least one fine-tune")
     results: list[_T] = []
-    for factory in factories.values():
+    for label, factory in factories.items():
         engine = factory()
         try:
             results.append(work(engine))
+        except WorkerDied as exc:  # a native abort in that model's worker: say which model
+            raise WorkerDied(f"model {label}: {exc}") from None
         finally:
             engine.close()
     return results

@@ -72,5 +72,5 @@ def test_a_native_abort_while_probing_is_one_line_and_the_caller_survives(tiny_g
     with pytest.raises(WorkerDied) as died:
         run_probes({"base": engine_factory(spec), "crashing": crashing}, TEXTS, seed=1)
     message = str(died.value)
-    assert message.startswith("model worker died (signal SIGABRT)") and "\n" not in message
+    assert message.startswith("model crashing: model worker died (signal SIGABRT)") and "\n" not in message
     assert children() == before  # nothing left behind, and this process carries on

@@ -26,3 +26,16 @@ def test_an_abort_in_the_judge_during_calibrate_leaves_the_window_up(qtbot, samp
     assert window.isVisible() and not window.controller.busy
     items = [window.fixtures.fixture_list.item(n).text() for n in range(window.fixtures.fixture_list.count())]
     assert items and not any("✓ reproduced" in text for text in items)
+
+
+def test_a_gguf_that_aborts_llama_cpp_fails_calibrate_in_one_line(qtbot, sample_window, aborting_gguf: Path) -> None:  # type: ignore[no-untyped-def]
+    """The real factory and a real native abort (not a test hook): the judge's worker
+    dies, the window stays up and says why in one line."""
+    window = sample_window
+    set_setting(window.project.engine, JUDGE_SPEC, f"llama:{aborting_gguf}?ctx=4096&seq=2&threads=1")
+    window.menu_actions["calibrate"].trigger()
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60000)
+    message = window.statusBar().currentMessage()
+    assert message.startswith("Calibration failed: llama:") and "\n" not in message
+    assert "model worker died (signal SIGABRT): terminate called after throwing" in message
+    assert window.isVisible()

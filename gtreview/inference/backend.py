@@ -59,6 +59,9 @@ class CompletionResult(BaseModel):
     error: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    # The model could not be reached (connection refused, timeout, 429, 5xx): no answer
+    # of the model's, so never counted against it; a pass stops and a rerun asks again.
+    unreachable: bool = False
 
     @property
     def ok(self) -> bool:

@@ -24,6 +24,7 @@ from gtreview.runs.identity import spec_identity
 from gtreview.runs.judge_phases import check_judge, compare_phase, judge_phase
 from gtreview.runs.pass_context import (
     BackendFactory,
+    ModelUnreachable,
     PassCancelled,
     PassContext,
     PassEvent,
@@ -42,7 +43,16 @@ from gtreview.runs.record import (
 )
 from gtreview.store import runs_repo, tables
 
-__all__ = ["BackendFactory", "PassCancelled", "PassEvent", "PassResult", "Progress", "link_planned_records", "run_pass"]
+__all__ = [
+    "BackendFactory",
+    "ModelUnreachable",
+    "PassCancelled",
+    "PassEvent",
+    "PassResult",
+    "Progress",
+    "link_planned_records",
+    "run_pass",
+]
 
 
 def run_pass(
@@ -59,14 +69,8 @@ def run_pass(
 ) -> PassResult:
     questions = list(questions)
     config_hash = canonical_hash({"config": config.model_dump(mode="json"), "rubric": rubric_hash})
-    run_id = runs_repo.find_or_create_run(
-        engine,
-        name=config.name,
-        rubric_hash=rubric_hash,
-        set_id=set_id,
-        config_hash=config_hash,
-        config=new_pass_config(config_hash, config),
-    )
+    # Everything that can refuse the pass (a bad spec, a missing or unreadable model
+    # file) is done before the run exists, so a pass that cannot start leaves no run.
     identities = {m.label: spec_identity(m.spec) for m in config.models}
     judge_identity = spec_identity(config.judge)
     templates = Templates(pointwise=load_template(POINTWISE).sha256, pairwise=load_template(PAIRWISE).sha256)
@@ -78,19 +82,27 @@ def run_pass(
         pointwise_template=templates.pointwise,
         pairwise_template=templates.pairwise,
     )
-    # What the results need to find this pass's records again, even after the set is edited.
-    update_run_config(
+    run_id = runs_repo.find_or_create_run(
         engine,
-        run_id,
-        questions=[q.to_json_dict() for q in questions],
-        global_variants=[v.to_json_dict() for v in global_variants or []],
-        identities=identities,
-        judge_identity=judge_identity,
-        templates=templates,
+        name=config.name,
+        rubric_hash=rubric_hash,
+        set_id=set_id,
+        config_hash=config_hash,
+        config=new_pass_config(config_hash, config),
     )
-    link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
-    ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
     try:
+        # What the results need to find this pass's records again, even after the set is edited.
+        update_run_config(
+            engine,
+            run_id,
+            questions=[q.to_json_dict() for q in questions],
+            global_variants=[v.to_json_dict() for v in global_variants or []],
+            identities=identities,
+            judge_identity=judge_identity,
+            templates=templates,
+        )
+        link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
+        ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
         # Fail fast: a judge that does not reproduce the fixtures stops the pass before
         # any answer is generated, not after hours of generation.
         monitor = check_judge(ctx, plan, global_variants, questions)
@@ -99,7 +111,7 @@ def run_pass(
         judge_phase(ctx, plan, global_variants, monitor)
         if plan.pairs:
             compare_phase(ctx, plan, global_variants)
-    except BaseException:
+    except BaseException:  # whatever stopped it, the run is never left "running"
         runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED)
         raise
     finally:
@@ -120,7 +132,8 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     sequences busy (continuous batching) and a shared prompt prefix stays cached; each
     answer is stored as soon as it is final. A failed one (empty, reasoning-only,
     truncated, an error) is tried again in a fresh worker, at most N times, and only
-    then stored as an error."""
+    then stored as an error. An answer the model could not be asked for (its server
+    down) is tried as often but never stored: the pass stops with ModelUnreachable."""
     done_keys = runs_repo.existing_keys(ctx.engine, tables.Generation, [t.key for t in tasks])
     todo = [t for t in tasks if t.key not in done_keys]
     ctx.result.reused += len(tasks) - len(todo)
@@ -143,6 +156,12 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     finally:
         writer.flush()
         backend.close()
+    if pending:  # only unreachable ones are left: the model's own failures were stored
+        raise ModelUnreachable(
+            f"{spec} could not be reached: {len(pending)} of {len(tasks)} answers are missing "
+            f"({writer.unreachable[pending[0].key]}); the pass stopped, what was generated is stored, "
+            "and running it again asks for the rest"
+        )
 
 
 def _attempt(
@@ -161,6 +180,10 @@ def _attempt(
 
     def arrived(index: int, result: CompletionResult) -> None:
         task = pending[index]
+        if not result.ok and result.unreachable:  # not the model's answer: ask again, never store
+            writer.unreachable[task.key] = result.error or "no detail"
+            again.append(task)
+            return
         outcome = classify(result.text, result.finish_reason) if result.ok else GenerationOutcome.EMPTY
         writer.tokens(result.completion_tokens or 0)
         if (result.ok and outcome is GenerationOutcome.OK) or last:
@@ -182,6 +205,7 @@ class _AnswerWriter:
     def __init__(self, ctx: PassContext, tally: Tally) -> None:
         self.ctx, self.tally = ctx, tally
         self.buffer: list[tables.Generation] = []
+        self.unreachable: dict[str, str] = {}  # task key -> why its model could not be asked
         self.final = self.generated_tokens = 0
 
     def tokens(self, count: int) -> None:

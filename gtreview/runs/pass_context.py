@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.core.errors import Cancelled
+from gtreview.core.errors import Cancelled, UserError
 from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult, ResultCallback, complete
 from gtreview.runs.plan import PassConfig
 
@@ -21,6 +21,14 @@ class PassCancelled(Cancelled, RuntimeError):
 
 
 CANCELLED = "the pass was cancelled; run it again to resume"
+
+
+class ModelUnreachable(UserError):
+    """A model (or the judge) could not be reached: a server down, refusing, timing out or
+    overloaded. That is no failure of the model, so nothing of it is stored as an error:
+    the pass stops unfinished, and running it again asks for what is missing."""
+
+    exit_status = 1
 
 
 class PassEvent(BaseModel):

@@ -1,0 +1,142 @@
+"""Passes whose models fail in ways that are not the model's fault: an unreachable
+server, a run that cannot start, a second process on the same pass."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.openai_client import OpenAICompatibleBackend
+from gtreview.runs.execute import ModelUnreachable, run_pass
+from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.store import runs_repo
+from gtreview.store.project import open_project
+from tests.judging.scripted import ScriptedBackend
+from tests.runs.test_pass import QUESTIONS, judge_reply
+
+
+class Server:
+    """A loopback chat server that answers 503 while ``down`` and counts every request."""
+
+    def __init__(self) -> None:
+        self.down = True
+        self.requests = 0
+        self.url = ""
+
+
+@contextmanager
+def chat_server() -> Iterator[Server]:
+    state = Server()
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            with lock:
+                state.requests += 1
+            if state.down:
+                status, payload = 503, {"error": {"message": "loading model"}}
+            else:
+                message = {"role": "assistant", "content": "An answer from the server."}
+                status, payload = 200, {"choices": [{"message": message, "finish_reason": "stop"}]}
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"  # nothing listens there now: connection refused
+
+
+@pytest.fixture()
+def engine(tmp_path: Path):  # type: ignore[no-untyped-def]
+    project = open_project(tmp_path / "p")
+    yield project.engine
+    project.close()
+
+
+def server_config(url: str) -> PassConfig:
+    return PassConfig(
+        name="t",
+        models=[ModelEntry(label="base", spec=f"openai:{url}#m")],
+        judge="anthropic:judge",
+        repeats=2,
+        drift_every=0,
+        generation_retries=1,
+    )
+
+
+def opener(url: str) -> Any:
+    def open_backend(spec: str) -> CompletionBackend:
+        if spec.startswith("anthropic"):
+            return ScriptedBackend(judge_reply, spec=spec)
+        return OpenAICompatibleBackend(url, "m", spec=spec, max_retries=1, backoff=lambda _: 0.0)
+
+    return open_backend
+
+
+def test_an_outage_stops_the_pass_unfinished_and_the_rerun_asks_again(engine) -> None:  # type: ignore[no-untyped-def]
+    with chat_server() as server:
+        config = server_config(server.url)
+        with pytest.raises(ModelUnreachable, match=r"could not be reached.*HTTP 503: loading model"):
+            run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener(server.url))
+        (run,) = runs_repo.list_runs(engine)
+        assert (run.status, run.generations) == ("stopped", 0)  # no error counted against the model
+        assert server.requests == 4 * 2 * 2  # 4 answers, each asked twice by the pass, each retried once
+
+        server.down, server.requests = False, 0
+        result = run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener(server.url))
+    assert result.run_id == run.id and server.requests == 4  # the calls are made again, not "reused"
+    assert (result.generated, result.generation_errors, result.judged) == (4, 0, 4)
+    (run,) = runs_repo.list_runs(engine)
+    assert (run.status, run.generations) == ("finished", 4)
+
+
+def test_a_refused_connection_is_not_a_generation_error(engine) -> None:  # type: ignore[no-untyped-def]
+    url = closed_port_url()
+    with pytest.raises(ModelUnreachable, match=r"could not be reached.*ConnectError"):
+        run_pass(engine, server_config(url), QUESTIONS, rubric_hash="r", open_backend=opener(url))
+    (run,) = runs_repo.list_runs(engine)
+    assert (run.status, run.generations) == ("stopped", 0)
+
+
+@pytest.mark.parametrize(
+    ("models", "judge", "message"),
+    [
+        ([ModelEntry(label="base", spec="llama:/nowhere/missing.gguf")], "anthropic:judge", "not found"),
+        ([ModelEntry(label="base", spec="openai:http://127.0.0.1:9#m")], "judge-without-a-kind", "unknown model spec"),
+    ],
+)
+def test_a_pass_that_cannot_start_leaves_no_running_run(engine, models, judge, message) -> None:  # type: ignore[no-untyped-def]
+    config = PassConfig(name="t", models=models, judge=judge, drift_every=0)
+    with pytest.raises(ValueError, match=message):
+        run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener("http://127.0.0.1:9"))
+    assert [r for r in runs_repo.list_runs(engine) if r.status == "running"] == []

@@ -9,6 +9,11 @@ its heartbeat is fresh and, on this host, its process exists; a ``running`` run 
 is not live was interrupted (the process was killed or crashed) and is shown as
 stopped, so nothing reads as running forever and no second process resumes a run
 that another is still running.
+
+Finding or creating a pass's run is one write transaction (``BEGIN IMMEDIATE``), so two
+passes of one plan started together never make two runs: the second finds the first's
+run live and is refused in one line; within one process, a run a pass holds is refused
+to a second pass the same way (both would share the owner ``host:pid``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from __future__ import annotations
 import json
 import os
 import socket
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -140,6 +147,36 @@ def owner_alive(owner: str | None, heartbeat_at: datetime | None, now: datetime 
     return True
 
 
+# The runs a pass of this process holds, by database: owner_alive() cannot tell two
+# passes of one process apart, so a second one is refused here.
+_held_here: set[tuple[str, int]] = set()
+_held_lock = threading.Lock()
+
+
+def _hold(engine: Engine, run_id: int, *, held_here: bool) -> None:
+    """Hold the run for a pass of this process; ``held_here`` (the database says this
+    process runs it) refuses it when another pass of this process holds it."""
+    with _held_lock:
+        if held_here and (str(engine.url), run_id) in _held_here:
+            raise RunBusyError(f"run {run_id} is being run by another pass in this process; wait for it")
+        _held_here.add((str(engine.url), run_id))
+
+
+def _release(engine: Engine, run_id: int) -> None:
+    with _held_lock:
+        _held_here.discard((str(engine.url), run_id))
+
+
+@contextmanager
+def _write_transaction(engine: Engine) -> Iterator[Session]:
+    """A session whose transaction takes SQLite's write lock first, so what it reads
+    cannot change before it writes (another process waits, up to the busy timeout)."""
+    with Session(engine) as session:
+        session.connection().exec_driver_sql("BEGIN IMMEDIATE")
+        yield session
+        session.commit()
+
+
 def _live(run: tables.Run) -> bool:
     return run.status == RunStatus.RUNNING.value and owner_alive(run.owner, run.heartbeat_at)
 
@@ -180,8 +217,10 @@ def create_run(
 def find_or_create_run(
     engine: Engine, *, name: str, rubric_hash: str, set_id: int | None, config_hash: str, config: dict[str, Any]
 ) -> int:
-    """The run with this configuration hash and rubric (resumed, marked running), or a new one."""
-    with Session(engine) as session:
+    """The run with this configuration hash and rubric (resumed, marked running), or a new
+    one; held by this pass until its status is set to something other than running. A
+    run another live pass holds is refused (RunBusyError, one line naming it)."""
+    with _write_transaction(engine) as session:
         for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
             if json.loads(run.config_json).get("config_hash") == config_hash:
                 assert run.id is not None
@@ -189,19 +228,25 @@ def find_or_create_run(
                     raise RunBusyError(
                         f"run {run.id} is being run by process {run.owner}; wait for it or cancel it there"
                     )
+                held_here = run.status == RunStatus.RUNNING.value and run.owner == process_owner()
+                _hold(engine, run.id, held_here=held_here)
                 _claim(run)
                 session.add(run)
-                session.commit()
                 return run.id
-    return create_run(
-        engine,
-        name=name,
-        rubric_hash=rubric_hash,
-        source=RunSource.PASS,
-        status=RunStatus.RUNNING,
-        set_id=set_id,
-        config=config,
-    )
+        run = tables.Run(
+            name=name,
+            set_id=set_id,
+            rubric_hash=rubric_hash,
+            source=RunSource.PASS.value,
+            status=RunStatus.RUNNING.value,
+            config_json=json.dumps(config, ensure_ascii=False),
+        )
+        _claim(run)
+        session.add(run)
+        session.flush()
+        assert run.id is not None
+        _hold(engine, run.id, held_here=False)
+        return run.id
 
 
 def heartbeat(engine: Engine, owner: str | None = None) -> int:
@@ -240,6 +285,8 @@ def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
                 run.status, run.owner, run.heartbeat_at = status.value, None, None  # nobody holds it now
             session.add(run)
             session.commit()
+    if status is not RunStatus.RUNNING:
+        _release(engine, run_id)
 
 
 def write_run_config(engine: Engine, run_id: int, config: dict[str, Any]) -> None:
@@ -306,14 +353,13 @@ def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Jud
     """Insert records whose key is new, in one transaction, and link each to its run
     (a record that exists already is linked, not written again); return how many were new."""
     added = 0
-    with Session(engine) as session:
+    with _write_transaction(engine) as session:  # another pass may store the same key meanwhile
         for record in records:
             model = type(record)
             if session.exec(select(model).where(col(model.key) == record.key)).first() is None:
                 session.add(record)
                 added += 1
             session.merge(tables.RunRecord(run_id=record.run_id, kind=_kind_of(record).value, key=record.key))
-        session.commit()
     return added
 
 

@@ -140,3 +140,45 @@ def test_a_pass_that_cannot_start_leaves_no_running_run(engine, models, judge, m
     with pytest.raises(ValueError, match=message):
         run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener("http://127.0.0.1:9"))
     assert [r for r in runs_repo.list_runs(engine) if r.status == "running"] == []
+
+
+def test_two_passes_of_one_plan_started_together_make_one_run_and_one_set_of_calls(tmp_path: Path) -> None:
+    projects = [open_project(tmp_path / "p"), open_project(tmp_path / "p")]  # two connections, as two windows
+    calls: list[str] = []
+    lock = threading.Lock()
+    start = threading.Barrier(2)
+    outcomes: list[BaseException | None] = [None, None]
+
+    def open_backend(spec: str) -> CompletionBackend:
+        def respond(request: Any) -> str:
+            with lock:
+                calls.append(spec)
+            threading.Event().wait(0.05)  # long enough for the other pass to start meanwhile
+            return judge_reply(request) if spec.startswith("anthropic") else "An answer."
+
+        return ScriptedBackend(respond, spec=spec)
+
+    config = server_config("http://127.0.0.1:9")
+
+    def run(index: int) -> None:
+        start.wait()
+        try:
+            run_pass(projects[index].engine, config, QUESTIONS, rubric_hash="r", open_backend=open_backend)
+        except BaseException as exc:  # noqa: BLE001 - the test reports what each pass ended with
+            outcomes[index] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    try:
+        runs = runs_repo.list_runs(projects[0].engine)
+    finally:
+        for project in projects:
+            project.close()
+    refused = [o for o in outcomes if o is not None]
+    assert all(isinstance(o, runs_repo.RunBusyError) for o in refused), refused
+    assert [str(o) for o in refused] in ([], ["run 1 is being run by another pass in this process; wait for it"])
+    assert [(r.id, r.status) for r in runs] == [(1, "finished")]
+    assert len(calls) == 4 + 4  # one pass's answers and verdicts: nobody pays twice

@@ -182,3 +182,35 @@ def test_two_passes_of_one_plan_started_together_make_one_run_and_one_set_of_cal
     assert [str(o) for o in refused] in ([], ["run 1 is being run by another pass in this process; wait for it"])
     assert [(r.id, r.status) for r in runs] == [(1, "finished")]
     assert len(calls) == 4 + 4  # one pass's answers and verdicts: nobody pays twice
+
+
+def test_a_runaway_generation_is_an_error_and_the_pass_moves_on(engine) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.inference.worker import WorkerBackend
+    from tests.inference.crashing_backend import RUNAWAY_MARKER, open_runaway
+
+    looping = QUESTIONS[1].model_copy(update={"question": f"{QUESTIONS[1].question} {RUNAWAY_MARKER}"})
+    questions = [QUESTIONS[0], looping]
+    workers: list[WorkerBackend] = []
+
+    def open_backend(spec: str) -> CompletionBackend:
+        if spec.startswith("anthropic"):
+            return ScriptedBackend(judge_reply, spec=spec)
+        workers.append(WorkerBackend(spec, opener=open_runaway, answer_timeout_s=1.0))
+        return workers[-1]
+
+    config = server_config("http://127.0.0.1:9").model_copy(update={"repeats": 1})
+    outcome: list[Any] = []
+    thread = threading.Thread(
+        target=lambda: outcome.append(run_pass(engine, config, questions, rubric_hash="r", open_backend=open_backend)),
+        daemon=True,
+    )
+    thread.start()
+    thread.join(timeout=60)  # bounded: a runaway must not hang the pass
+    assert not thread.is_alive() and outcome, "the pass hung on a runaway generation"
+    result = outcome[0]
+    assert (result.generated, result.generation_errors, result.judged) == (1, 1, 1)
+    errors = [g for g in runs_repo.run_generations(engine, result.run_id) if g.status == "error"]
+    assert [(g.qid, g.attempts) for g in errors] == [(looping.id, 2)]
+    assert "no answer within 1 s" in errors[0].error
+    assert [r.status for r in runs_repo.list_runs(engine)] == ["finished"]
+    assert all(w.pid is None for w in workers)  # no runaway child left behind

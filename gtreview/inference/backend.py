@@ -24,6 +24,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from gtreview.core.errors import UserError
+
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length", "error"]
 
@@ -66,6 +68,22 @@ class CompletionResult(BaseModel):
     @property
     def ok(self) -> bool:
         return self.finish_reason != "error"
+
+
+class ModelUnreachable(UserError):
+    """A model (or the judge) could not be reached: a server down, refusing, timing out or
+    overloaded. That is no failure of the model, so nothing of it is stored as its
+    result: the work stops unfinished, and running it again asks for what is missing."""
+
+    exit_status = 1
+
+
+def unreachable(spec: str, missing: int, total: int, what: str, reason: str) -> ModelUnreachable:
+    """The one line a pass stops with when ``missing`` of ``total`` ``what`` could not be asked for."""
+    return ModelUnreachable(
+        f"{spec} could not be reached: {missing} of {total} {what} are missing ({reason}); "
+        "the pass stopped, what was done is stored, and running it again asks for the rest"
+    )
 
 
 @runtime_checkable

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Question, VariantRule
-from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult
+from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult, unreachable
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.identity import spec_identity
@@ -157,11 +157,7 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
         writer.flush()
         backend.close()
     if pending:  # only unreachable ones are left: the model's own failures were stored
-        raise ModelUnreachable(
-            f"{spec} could not be reached: {len(pending)} of {len(tasks)} answers are missing "
-            f"({writer.unreachable[pending[0].key]}); the pass stopped, what was generated is stored, "
-            "and running it again asks for the rest"
-        )
+        raise unreachable(spec, len(pending), len(tasks), "answers", writer.unreachable[pending[0].key])
 
 
 def _attempt(

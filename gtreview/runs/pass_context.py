@@ -9,11 +9,30 @@ from collections.abc import Callable
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.core.errors import Cancelled, UserError
-from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult, ResultCallback, complete
+from gtreview.core.errors import Cancelled
+from gtreview.inference.backend import (
+    CompletionBackend,
+    CompletionRequest,
+    CompletionResult,
+    ModelUnreachable,
+    ResultCallback,
+    complete,
+)
 from gtreview.runs.plan import PassConfig
 
 BackendFactory = Callable[[str], CompletionBackend]
+
+__all__ = [
+    "CANCELLED",
+    "BackendFactory",
+    "ModelUnreachable",
+    "PassCancelled",
+    "PassContext",
+    "PassEvent",
+    "PassResult",
+    "Progress",
+    "Tally",
+]
 
 
 class PassCancelled(Cancelled, RuntimeError):
@@ -21,14 +40,6 @@ class PassCancelled(Cancelled, RuntimeError):
 
 
 CANCELLED = "the pass was cancelled; run it again to resume"
-
-
-class ModelUnreachable(UserError):
-    """A model (or the judge) could not be reached: a server down, refusing, timing out or
-    overloaded. That is no failure of the model, so nothing of it is stored as an error:
-    the pass stops unfinished, and running it again asks for what is missing."""
-
-    exit_status = 1
 
 
 class PassEvent(BaseModel):

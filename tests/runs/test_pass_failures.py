@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -14,21 +14,24 @@ from typing import Any
 
 import pytest
 
-from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.backend import CompletionBackend, CompletionRequest
 from gtreview.inference.openai_client import OpenAICompatibleBackend
 from gtreview.runs.execute import ModelUnreachable, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend
-from tests.runs.test_pass import QUESTIONS, judge_reply
+from tests.runs.test_pass import QUESTIONS, Models, judge_reply
 
 
 class Server:
-    """A loopback chat server that answers 503 while ``down`` and counts every request."""
+    """A loopback chat server that answers 503 while ``down`` (for the requests ``down_for``
+    picks) and counts every request; ``respond`` writes the replies."""
 
     def __init__(self) -> None:
         self.down = True
+        self.down_for: Callable[[CompletionRequest], bool] = lambda request: True
+        self.respond: Callable[[CompletionRequest], str] = lambda request: "An answer from the server."
         self.requests = 0
         self.url = ""
 
@@ -40,13 +43,14 @@ def chat_server() -> Iterator[Server]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            request = CompletionRequest(messages=body["messages"])
             with lock:
                 state.requests += 1
-            if state.down:
+            if state.down and state.down_for(request):
                 status, payload = 503, {"error": {"message": "loading model"}}
             else:
-                message = {"role": "assistant", "content": "An answer from the server."}
+                message = {"role": "assistant", "content": state.respond(request)}
                 status, payload = 200, {"choices": [{"message": message, "finish_reason": "stop"}]}
             body = json.dumps(payload).encode()
             self.send_response(status)
@@ -118,6 +122,44 @@ def test_an_outage_stops_the_pass_unfinished_and_the_rerun_asks_again(engine) ->
     assert (result.generated, result.generation_errors, result.judged) == (4, 0, 4)
     (run,) = runs_repo.list_runs(engine)
     assert (run.status, run.generations) == ("finished", 4)
+
+
+@pytest.mark.parametrize(
+    ("phase", "drift_every", "down_for", "stored"),
+    [
+        ("fixture verdicts", 6, lambda r: True, (0, 0, 0)),  # the judge check before generation
+        ("verdicts", 0, lambda r: True, (4, 0, 0)),
+        ("pairs", 0, lambda r: "ANSWER A:" in r.messages[1].content, (4, 4, 0)),
+    ],
+)
+def test_a_judge_outage_stores_no_verdict_and_the_rerun_judges(engine, phase, drift_every, down_for, stored) -> None:  # type: ignore[no-untyped-def]
+    with chat_server() as server:
+        server.down_for, server.respond = down_for, judge_reply
+        models = Models()
+        judge = f"openai:{server.url}#judge"
+
+        def open_backend(spec: str) -> CompletionBackend:
+            if spec == judge:
+                return OpenAICompatibleBackend(server.url, "judge", spec=spec, max_retries=1, backoff=lambda _: 0.0)
+            label = spec.rpartition("#")[2]
+            return ScriptedBackend(lambda r: models.generate(label, r), spec=spec)
+
+        config = PassConfig(
+            name="t",
+            models=[ModelEntry(label=m, spec=f"openai:http://127.0.0.1:9#{m}") for m in ("base", "tuned")],
+            judge=judge,
+            drift_every=drift_every,
+        )
+        with pytest.raises(ModelUnreachable, match=rf"could not be reached: \d+ of \d+ {phase} are missing"):
+            run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=open_backend)
+        (run,) = runs_repo.list_runs(engine)
+        assert (run.status, (run.generations, run.judgements, run.pairs)) == ("stopped", stored)
+
+        server.down = False
+        result = run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=open_backend)
+    assert (result.judged, result.unscored, result.pairs) == (4 - stored[1], 0, 2)
+    (run,) = runs_repo.list_runs(engine)
+    assert (run.status, run.generations, run.judgements, run.pairs) == ("finished", 4, 4, 2)
 
 
 def test_a_refused_connection_is_not_a_generation_error(engine) -> None:  # type: ignore[no-untyped-def]

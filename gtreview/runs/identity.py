@@ -2,7 +2,9 @@
 
 For local GGUF models that is the sha256 of the model file and of the adapter (with
 its scale); for servers, the server and the model name. Hashing a large file takes a
-moment, so results are cached by (path, size, modification time).
+moment, so results are cached by (path, size, modification time). A local file that
+is no GGUF model (an HTML error page, a truncated download, an adapter given as the
+model) is refused here, in one line, before a pass creates its run.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from gtreview.inference.gguf_check import check_adapter_file, check_model_file
 from gtreview.inference.specs import local_files, parse_model_spec
 
 
@@ -33,8 +36,10 @@ def spec_identity(spec: str) -> dict[str, Any]:
     parsed = parse_model_spec(spec)
     if parsed.kind in ("llama", "hf"):
         model, lora = local_files(parsed)
+        info = check_model_file(model)  # ModelFileError: one line naming the file and what is wrong
         identity: dict[str, Any] = {"kind": "gguf", "model_sha256": file_sha256(model)}
         if lora is not None:
+            check_adapter_file(lora, info)
             identity.update(lora_sha256=file_sha256(lora), lora_scale=parsed.lora_scale)
         return identity
     if parsed.kind == "openai":

@@ -184,6 +184,21 @@ def test_a_pass_that_cannot_start_leaves_no_running_run(engine, models, judge, m
     assert [r for r in runs_repo.list_runs(engine) if r.status == "running"] == []
 
 
+def test_a_model_file_with_a_bad_magic_is_refused_before_any_run_exists(engine, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.inference.gguf_check import ModelFileError
+
+    html = tmp_path / "model.gguf"
+    html.write_text("<html>404 Not Found</html>" * 10)  # a download that went wrong
+    config = PassConfig(name="t", models=[ModelEntry(label="base", spec=f"llama:{html}")], judge="anthropic:judge")
+
+    def never_opened(spec: str) -> CompletionBackend:
+        raise AssertionError(f"{spec} was opened")
+
+    with pytest.raises(ModelFileError, match=r"model\.gguf"):
+        run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=never_opened)
+    assert runs_repo.list_runs(engine) == []
+
+
 def test_two_passes_of_one_plan_started_together_make_one_run_and_one_set_of_calls(tmp_path: Path) -> None:
     projects = [open_project(tmp_path / "p"), open_project(tmp_path / "p")]  # two connections, as two windows
     calls: list[str] = []

@@ -4,8 +4,9 @@ Every record has a content key (unique), so writing the same record twice is a n
 this is what makes a killed pass resumable without duplicates.
 
 A running run names its owner, the process running it (``host:pid``), and that
-process keeps a heartbeat (``heartbeat``, every ``HEARTBEAT_S``). A run is *live* while
-its heartbeat is fresh and, on this host, its process exists; a ``running`` run that
+process keeps a heartbeat (``heartbeat``, every ``HEARTBEAT_S``; ``run_owners`` says
+who is alive). A run is *live* while its heartbeat is fresh and, on this host, its
+process exists; a ``running`` run that
 is not live was interrupted (the process was killed or crashed) and is shown as
 stopped, so nothing reads as running forever and no second process resumes a run
 that another is still running.
@@ -19,11 +20,7 @@ to a second pass the same way (both would share the owner ``host:pid``).
 from __future__ import annotations
 
 import json
-import os
-import socket
-import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -32,11 +29,14 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
-from gtreview.core.errors import UserError
 from gtreview.store import tables
+from gtreview.store.run_owners import HEARTBEAT_S as HEARTBEAT_S  # re-exported: callers name them here
+from gtreview.store.run_owners import STALE_AFTER_S as STALE_AFTER_S
+from gtreview.store.run_owners import RunBusyError as RunBusyError
+from gtreview.store.run_owners import hold, release, write_transaction
+from gtreview.store.run_owners import owner_alive as owner_alive
+from gtreview.store.run_owners import process_owner as process_owner
 
-HEARTBEAT_S = 10.0  # how often a running pass says it is alive
-STALE_AFTER_S = 60.0  # a heartbeat older than this: the process is gone (or hung)
 INTERRUPTED = "stopped (interrupted)"
 
 
@@ -77,10 +77,6 @@ class RunRow(BaseModel):
     config: dict[str, Any]
 
 
-class RunBusyError(UserError):
-    """The run is being run by another live process."""
-
-
 class RunSummary(BaseModel):
     """A run and how many records it uses (its own and the reused ones)."""
 
@@ -108,73 +104,6 @@ class RunSummary(BaseModel):
     @property
     def resumable(self) -> bool:
         return self.source is RunSource.PASS and (self.status is RunStatus.STOPPED or self.interrupted)
-
-
-def process_owner() -> str:
-    """This process, as a run's owner names it."""
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _pid_alive(pid: int) -> bool:
-    if os.name == "nt":  # os.kill(pid, 0) would terminate it there: trust the heartbeat alone
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True  # someone else's process
-    return True
-
-
-def owner_alive(owner: str | None, heartbeat_at: datetime | None, now: datetime | None = None) -> bool:
-    """Whether the process ``owner`` names still holds its run: a fresh heartbeat and,
-    on this host, a process of that id (a reused id has no fresh heartbeat)."""
-    if not owner or heartbeat_at is None:
-        return False
-    if owner == process_owner():
-        return True
-    now = now or datetime.now(UTC)
-    if (now - _aware(heartbeat_at)).total_seconds() > STALE_AFTER_S:
-        return False
-    host, _, pid = owner.rpartition(":")
-    if host == socket.gethostname():
-        return pid.isdigit() and _pid_alive(int(pid))
-    return True
-
-
-# The runs a pass of this process holds, by database: owner_alive() cannot tell two
-# passes of one process apart, so a second one is refused here.
-_held_here: set[tuple[str, int]] = set()
-_held_lock = threading.Lock()
-
-
-def _hold(engine: Engine, run_id: int, *, held_here: bool) -> None:
-    """Hold the run for a pass of this process; ``held_here`` (the database says this
-    process runs it) refuses it when another pass of this process holds it."""
-    with _held_lock:
-        if held_here and (str(engine.url), run_id) in _held_here:
-            raise RunBusyError(f"run {run_id} is being run by another pass in this process; wait for it")
-        _held_here.add((str(engine.url), run_id))
-
-
-def _release(engine: Engine, run_id: int) -> None:
-    with _held_lock:
-        _held_here.discard((str(engine.url), run_id))
-
-
-@contextmanager
-def _write_transaction(engine: Engine) -> Iterator[Session]:
-    """A session whose transaction takes SQLite's write lock first, so what it reads
-    cannot change before it writes (another process waits, up to the busy timeout)."""
-    with Session(engine) as session:
-        session.connection().exec_driver_sql("BEGIN IMMEDIATE")
-        yield session
-        session.commit()
 
 
 def _live(run: tables.Run) -> bool:
@@ -220,7 +149,7 @@ def find_or_create_run(
     """The run with this configuration hash and rubric (resumed, marked running), or a new
     one; held by this pass until its status is set to something other than running. A
     run another live pass holds is refused (RunBusyError, one line naming it)."""
-    with _write_transaction(engine) as session:
+    with write_transaction(engine) as session:
         for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
             if json.loads(run.config_json).get("config_hash") == config_hash:
                 assert run.id is not None
@@ -229,7 +158,7 @@ def find_or_create_run(
                         f"run {run.id} is being run by process {run.owner}; wait for it or cancel it there"
                     )
                 held_here = run.status == RunStatus.RUNNING.value and run.owner == process_owner()
-                _hold(engine, run.id, held_here=held_here)
+                hold(engine, run.id, held_here=held_here)
                 _claim(run)
                 session.add(run)
                 return run.id
@@ -245,7 +174,7 @@ def find_or_create_run(
         session.add(run)
         session.flush()
         assert run.id is not None
-        _hold(engine, run.id, held_here=False)
+        hold(engine, run.id, held_here=False)
         return run.id
 
 
@@ -286,7 +215,7 @@ def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
             session.add(run)
             session.commit()
     if status is not RunStatus.RUNNING:
-        _release(engine, run_id)
+        release(engine, run_id)
 
 
 def write_run_config(engine: Engine, run_id: int, config: dict[str, Any]) -> None:
@@ -353,7 +282,7 @@ def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Jud
     """Insert records whose key is new, in one transaction, and link each to its run
     (a record that exists already is linked, not written again); return how many were new."""
     added = 0
-    with _write_transaction(engine) as session:  # another pass may store the same key meanwhile
+    with write_transaction(engine) as session:  # another pass may store the same key meanwhile
         for record in records:
             model = type(record)
             if session.exec(select(model).where(col(model.key) == record.key)).first() is None:

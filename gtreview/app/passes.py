@@ -29,7 +29,7 @@ from gtreview.inference.model_configs import ModelConfigError, read_models_json,
 from gtreview.inference.openai_client import served_models
 from gtreview.inference.specs import parse_model_spec, with_runtime_defaults
 from gtreview.judging.calibration import DriftError
-from gtreview.runs.execute import PassCancelled, PassResult, Progress, run_pass
+from gtreview.runs.execute import ModelUnreachable, PassCancelled, PassResult, Progress, run_pass
 from gtreview.runs.plan import PassConfig
 from gtreview.runs.record import RunSource, RunStatus, read_run_config
 from gtreview.store import runs_repo, sets_repo
@@ -270,11 +270,12 @@ def resumable_pass(engine: Engine, run_id: int) -> ResumablePass:
 
 
 # What a front-end names of a pass without reaching below the application layer: the
-# two ways a pass stops short (both leave what finished stored).
+# ways a pass stops short (each leaves what finished stored).
 __all__ = [
     "DriftError",
     "GenerationsFailed",
     "ModelLineup",
+    "ModelUnreachable",
     "PassCancelled",
     "PassResult",
     "PassSetupError",

@@ -157,10 +157,11 @@ class AnthropicBackend(PooledBackend):
     def _complete_safely(self, request: CompletionRequest) -> CompletionResult:
         try:
             return self._complete(request)
-        except anthropic.APIStatusError as exc:
-            return self._error(f"HTTP {exc.status_code}: {_status_detail(exc)}")
-        except anthropic.APIConnectionError as exc:
-            return self._error(f"{type(exc).__name__}: {exc}")
+        except anthropic.APIStatusError as exc:  # the SDK has retried 408, 429 and 5xx already
+            transient = exc.status_code in (408, 429) or exc.status_code >= 500
+            return self._error(f"HTTP {exc.status_code}: {_status_detail(exc)}", unreachable=transient)
+        except anthropic.APIConnectionError as exc:  # timeouts included
+            return self._error(f"{type(exc).__name__}: {exc}", unreachable=True)
         except Exception as exc:  # noqa: BLE001 - a bug or SDK surprise must cost one result, not the batch
             log.error("unexpected failure in an Anthropic request: %s", redact(repr(exc)))
             return self._error(f"{type(exc).__name__}: {exc}")
@@ -227,8 +228,9 @@ class AnthropicBackend(PooledBackend):
             completion_tokens=usage.output_tokens,
         )
 
-    def _error(self, message: str) -> CompletionResult:
-        return CompletionResult(finish_reason="error", error=one_line(message))  # redacted before it is cut
+    def _error(self, message: str, *, unreachable: bool = False) -> CompletionResult:
+        # redacted before it is cut
+        return CompletionResult(finish_reason="error", error=one_line(message), unreachable=unreachable)
 
 
 def _cached_message(request: CompletionRequest) -> int | None:

@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from gtreview.core.errors import UserError
 from gtreview.core.redaction import redact
 
 Role = Literal["system", "user", "assistant"]
@@ -61,6 +62,9 @@ class CompletionResult(BaseModel):
     error: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    # The model could not be reached (connection refused, timeout, 429, 5xx): no answer
+    # of the model's, so never counted against it; a pass stops and a rerun asks again.
+    unreachable: bool = False
 
     @property
     def ok(self) -> bool:
@@ -71,6 +75,22 @@ class CompletionResult(BaseModel):
         or proxy may echo the key or the basic-auth header it was sent)."""
         error = redact(self.error) if self.error else self.error
         return self.model_copy(update={"text": redact(self.text), "error": error})
+
+
+class ModelUnreachable(UserError):
+    """A model (or the judge) could not be reached: a server down, refusing, timing out or
+    overloaded. That is no failure of the model, so nothing of it is stored as its
+    result: the work stops unfinished, and running it again asks for what is missing."""
+
+    exit_status = 1
+
+
+def unreachable(spec: str, missing: int, total: int, what: str, reason: str) -> ModelUnreachable:
+    """The one line a pass stops with when ``missing`` of ``total`` ``what`` could not be asked for."""
+    return ModelUnreachable(
+        f"{spec} could not be reached: {missing} of {total} {what} are missing ({reason}); "
+        "the pass stopped, what was done is stored, and running it again asks for the rest"
+    )
 
 
 @runtime_checkable

@@ -166,7 +166,7 @@ class OpenAICompatibleBackend(PooledBackend):
                 retry_after = _retry_after(response)
             if not transient or attempt >= self._max_retries:
                 suffix = f" (after {attempt + 1} attempts)" if attempt else ""
-                return self._error(failure + suffix)
+                return self._error(failure + suffix).model_copy(update={"unreachable": transient})
             delay = self._backoff(attempt)
             if retry_after is not None:
                 delay = max(delay, min(retry_after, MAX_RETRY_AFTER_S))

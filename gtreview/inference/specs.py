@@ -3,7 +3,7 @@
 The CLI, saved run plans and result records all name models the same way, so a run
 can be repeated from what it recorded:
 
-    llama:PATH.gguf[?lora=ADAPTER.gguf&scale=1.0&n_gpu_layers=-1&ctx=8192&threads=N&seq=8]
+    llama:PATH.gguf[?lora=ADAPTER.gguf&scale=1.0&n_gpu_layers=-1&ctx=8192&threads=N&seq=8&timeout=900]
     hf:OWNER/REPO/FILE.gguf[?same options]   (downloaded into the Hugging Face cache)
     openai:URL#MODEL                          (vLLM, llama-server, LM Studio)
     anthropic:MODEL
@@ -40,7 +40,11 @@ SPEC_FORMS = (
     "llama:PATH.gguf[?lora=ADAPTER.gguf&n_gpu_layers=-1&ctx=8192], hf:OWNER/REPO/FILE.gguf, "
     "openai:URL#MODEL or anthropic:MODEL"
 )
-LLAMA_OPTIONS = ("lora", "scale", "n_gpu_layers", "ctx", "threads", "seq")
+LLAMA_OPTIONS = ("lora", "scale", "n_gpu_layers", "ctx", "threads", "seq", "timeout")
+DEFAULT_ANSWER_TIMEOUT_S = 900.0
+"""How long a local model may go without finishing an answer before its worker is
+killed and the answer is an error: long enough for 1024 tokens of a large model on a
+CPU, short enough that a runaway (a chat template that loops) never hangs a pass."""
 LOCAL_KINDS: frozenset[SpecKind] = frozenset({"llama", "hf"})  # model files run by llama.cpp here
 
 
@@ -83,6 +87,7 @@ class ModelSpec(BaseModel):
     n_ctx: int = 8192
     n_threads: int | None = None
     n_seq_max: int = 8
+    answer_timeout_s: float = DEFAULT_ANSWER_TIMEOUT_S  # the worker's bound per answer (option ``timeout``)
     url: str | None = None
     model: str | None = None
 
@@ -184,6 +189,10 @@ def _parse_options(text: str, kind: str, query: str) -> dict[str, Any]:
     ):
         if key in seen:
             options[field] = _integer(text, key, seen[key], minimum)
+    if "timeout" in seen:
+        options["answer_timeout_s"] = _number(text, "timeout", seen["timeout"])
+        if options["answer_timeout_s"] <= 0:
+            raise ModelSpecError(f"option timeout in {text!r} must be a positive number of seconds")
     return options
 
 

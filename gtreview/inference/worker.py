@@ -36,6 +36,11 @@ caller's cancel event, so it never hangs on a dead child:
   a scoring call has no results to carry it and raises :class:`WorkerDied` with that line;
 * the cancel event is set: the child is terminated (killed after a short grace) and
   :class:`GenerationCancelled` is raised; nothing of the batch is returned;
+* no answer comes back within ``answer_timeout_s`` (a generation that never ends, a chat
+  template that loops): the child is killed and the requests still unanswered come back
+  as error results, ``"no answer within N s ..."`` (those that did answer are kept); the
+  next call starts a fresh child. The clock restarts with every streamed answer, and a
+  batch that does not stream has that long per request;
 * ``restart()`` drops the child so the next call starts a fresh one: runs retry a failed
   generation "in a fresh worker".
 
@@ -70,6 +75,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from multiprocessing.connection import Connection, wait
@@ -106,6 +112,10 @@ class WorkerDied(RuntimeError):
     """The child ended while the parent waited for it (a native crash, a kill); the
     message is one line. Completion batches turn it into error results; scoring calls
     raise it, and the next call starts a fresh child."""
+
+
+class WorkerTimedOut(WorkerDied):
+    """The child gave no answer in time (a runaway generation) and was killed."""
 
 
 Opener = Callable[..., Any]  # (spec: ModelSpec, **overrides) -> backend, run in the child
@@ -216,8 +226,12 @@ class WorkerBackend:
         env: Mapping[str, str] | None = None,
         verbose: bool = False,
         opener: Opener | None = None,
+        answer_timeout_s: float | None = None,
     ) -> None:
         """Start the child and open the backend in it; raise its one-line error if it cannot.
+
+        ``answer_timeout_s`` (default: the spec's ``timeout`` option) bounds how long a
+        completion batch may go without an answer before the child is killed.
 
         ``overrides`` go to the opener in the child, so they must pickle (no HTTP
         clients). ``env`` is added to the child's environment before anything loads.
@@ -233,6 +247,7 @@ class WorkerBackend:
         self._env = dict(env or {})
         self._verbose = verbose
         self._opener = opener
+        self._answer_timeout_s = answer_timeout_s if answer_timeout_s is not None else self._spec.answer_timeout_s
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()  # one batch at a time
         self._closing = threading.Event()  # close() while a batch waits: stop waiting
@@ -291,13 +306,19 @@ class WorkerBackend:
         raise error(message)
 
     def _await(
-        self, child: _Child, cancel: threading.Event | None, on_partial: Callable[[dict[str, Any]], None] | None = None
+        self,
+        child: _Child,
+        cancel: threading.Event | None,
+        on_partial: Callable[[dict[str, Any]], None] | None = None,
+        timeout_s: float | None = None,
     ) -> dict[str, Any]:
         """The child's next message; raise WorkerDied when it ends first and
         GenerationCancelled (after killing it) when ``cancel`` or close() comes first.
         ``{"op": "result"}`` messages (one request of a streamed batch) go to
-        ``on_partial`` and the wait goes on."""
+        ``on_partial`` and the wait goes on. With ``timeout_s``, a wait that long for
+        any message kills the child and raises WorkerTimedOut."""
         conn, sentinel = child.conn, child.proc.sentinel
+        deadline = time.monotonic() + timeout_s if timeout_s is not None else None
         while True:
             if conn.poll(0):  # a finished reply wins over a late cancel: nothing is lost
                 try:
@@ -307,8 +328,16 @@ class WorkerBackend:
                 if reply.get("op") == "result":
                     if on_partial is not None:
                         on_partial(reply)
+                    if deadline is not None and timeout_s is not None:
+                        deadline = time.monotonic() + timeout_s  # an answer came: the model is not stuck
                     continue
                 return dict(reply)
+            if deadline is not None and time.monotonic() >= deadline:
+                child.kill()
+                raise WorkerTimedOut(
+                    f"no answer within {timeout_s:g} s (a generation that never ends, or a chat template "
+                    "that loops); the model worker was stopped"
+                )
             if (cancel is not None and cancel.is_set()) or self._closing.is_set():
                 child.kill()
                 raise GenerationCancelled(
@@ -323,6 +352,7 @@ class WorkerBackend:
         message: dict[str, Any],
         cancel: threading.Event | None,
         on_partial: Callable[[dict[str, Any]], None] | None = None,
+        timeout_s: float | None = None,
     ) -> dict[str, Any]:
         """Send one message to a live child (starting one if needed) and return its reply."""
         if self._closed:
@@ -338,7 +368,7 @@ class WorkerBackend:
                 child.conn.send(message)
             except (BrokenPipeError, ConnectionResetError):
                 raise WorkerDied(child.death_message()) from None
-            return self._await(child, cancel, on_partial)
+            return self._await(child, cancel, on_partial, timeout_s)
         except (WorkerDied, GenerationCancelled):
             self._child = None  # already reaped
             raise
@@ -369,20 +399,25 @@ class WorkerBackend:
             "stream": on_result is not None,
         }
         on_partial = None
+        answered: dict[int, CompletionResult] = {}  # streamed answers, kept when the child dies later
         if on_result is not None:
             callback = on_result
 
             def on_partial(message: dict[str, Any]) -> None:
                 index = int(message["index"])
                 if 0 <= index < len(requests):
-                    callback(index, CompletionResult.model_validate(message["result"]))
+                    answered[index] = result = CompletionResult.model_validate(message["result"])
+                    callback(index, result)
 
+        # Streamed, the clock restarts with each answer; otherwise the batch has that long per request.
+        timeout_s = self._answer_timeout_s * (1 if on_result is not None else len(requests))
         with self._lock:
             try:
-                reply = self._call(payload, cancel, on_partial)
+                reply = self._call(payload, cancel, on_partial, timeout_s)
             except WorkerDied as exc:
                 self._drop_child()
-                return _errors(len(requests), str(exc))
+                lost = _errors(len(requests), str(exc))
+                return [answered.get(index, error) for index, error in enumerate(lost)]
             except (BackendOpenError, ModelFileError, ModelSpecError) as exc:
                 return _errors(len(requests), str(exc))
             except GenerationCancelled:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from gtreview.core.calibration import FixtureRole, fixture_role
 from gtreview.core.errors import UserError
 from gtreview.core.rubric import CalibrationFixture, Question, VariantRule
-from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.backend import CompletionBackend, unreachable
 from gtreview.judging.pointwise import (
     Judgement,
     JudgementStatus,
@@ -189,6 +189,11 @@ class DriftMonitor:
 
     def _run(self, when: str) -> list[FixtureCheck]:
         judgements = _judge_fixtures(self.backend, self.fixtures, self.settings, self.global_variants, self.progress)
+        missed = [j for j in judgements if j.unreachable]
+        if missed:  # no verdict to check: the judge is down, not drifting
+            raise unreachable(
+                self.backend.spec, len(missed), len(judgements), "fixture verdicts", missed[0].unscored_reason
+            )
         self.checks += 1
         checks = [check_fixture(q, f, j) for (q, f), j in zip(self.fixtures, judgements, strict=True)]
         failed = [c for c in checks if not c.reproduced]

@@ -53,6 +53,7 @@ class PairJudgement(BaseModel):
     prompt_sha256: str = ""
     sampling: Sampling = Field(default_factory=Sampling)
     note: str = ""
+    unreachable: bool = False  # an order never reached the judge (its server down): no verdict, never stored
 
 
 def pair_messages(
@@ -168,6 +169,7 @@ def _reconciled(
 ) -> PairJudgement:
     normal_verdict, normal_reason = _verdict_text(normal.text if normal.ok else "")
     swapped_verdict, swapped_reason = _verdict_text(swapped.text if swapped.ok else "")
+    lost = [r for r in (normal, swapped) if not r.ok and r.unreachable]
     return PairJudgement(
         key=task.key,
         question_id=task.question.id,
@@ -176,5 +178,7 @@ def _reconciled(
         reply_swapped=swapped.text or (swapped.error or ""),
         reason_normal=normal_reason,
         reason_swapped=swapped_reason,
+        unreachable=bool(lost),
+        note=(lost[0].error or "") if lost else "",
         **common,
     )

@@ -79,6 +79,9 @@ class Judgement(BaseModel):
     judge: str = ""
     sampling: Sampling = Field(default_factory=Sampling)
     tokens: int = 0  # what the judge generated for this answer, every attempt together
+    # Unscored because the judge could not be reached (its server down): no verdict of
+    # the judge's, so a pass never stores it and asks again when it is run again.
+    unreachable: bool = False
 
     @property
     def total(self) -> int | None:
@@ -193,6 +196,7 @@ def judge_answers(
             tokens += result.completion_tokens or 0
             item.history.append(result.text)
             item.tokens += result.completion_tokens or 0
+            item.unreachable = not result.ok and result.unreachable
             try:
                 verdict = _read_reply(item.task.question, result)
             except ContractViolation as exc:
@@ -230,6 +234,7 @@ def judge_answers(
             attempts=settings.reasks + 1,
             replies=item.history,
             tokens=item.tokens,
+            unreachable=item.unreachable,
         )
     return [results[task.key] for task in tasks]
 
@@ -249,6 +254,7 @@ class _Pending:
         self.history: list[str] = []
         self.reason = ""
         self.tokens = 0
+        self.unreachable = False  # the last attempt never reached the judge
 
 
 def _read_reply(question: Question, result: CompletionResult) -> JudgeVerdict:

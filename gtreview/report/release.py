@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import secrets
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +39,7 @@ from gtreview.report.signing import (
     signature_valid,
     strict_b64decode,
 )
+from gtreview.report.staging import write_folder_atomically
 from gtreview.store import review_records, sets_repo
 
 SCHEMA_VERSION = 1
@@ -234,7 +232,7 @@ def create_release(
         signature=b64(reviewer_key.private_key.sign(contents[MANIFEST])),
     )
     contents[SIGNATURE] = _dump(signature.model_dump())
-    _write_atomically(out_dir, contents)
+    write_folder_atomically(out_dir, contents)
     return ReleaseInfo(
         folder=out_dir,
         set_name=set_name,
@@ -245,21 +243,6 @@ def create_release(
         fingerprint=fingerprint(public),
         files=sorted(contents),
     )
-
-
-def _write_atomically(out_dir: Path, contents: dict[str, bytes]) -> None:
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
-    staging.mkdir()
-    try:
-        for name, data in contents.items():
-            (staging / name).write_bytes(data)
-        if out_dir.exists():
-            out_dir.rmdir()  # empty (checked); rename cannot replace a folder everywhere
-        staging.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 # --- verification ---------------------------------------------------------------------------

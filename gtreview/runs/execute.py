@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import redact, redact_json
 from gtreview.core.rubric import Question, VariantRule
-from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult
+from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult, unreachable
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.fit import check_pass_fits
@@ -26,6 +26,7 @@ from gtreview.runs.identity import spec_identity
 from gtreview.runs.judge_phases import check_judge, compare_phase, judge_phase
 from gtreview.runs.pass_context import (
     BackendFactory,
+    ModelUnreachable,
     PassCancelled,
     PassContext,
     PassEvent,
@@ -44,7 +45,16 @@ from gtreview.runs.record import (
 )
 from gtreview.store import runs_repo, tables
 
-__all__ = ["BackendFactory", "PassCancelled", "PassEvent", "PassResult", "Progress", "link_planned_records", "run_pass"]
+__all__ = [
+    "BackendFactory",
+    "ModelUnreachable",
+    "PassCancelled",
+    "PassEvent",
+    "PassResult",
+    "Progress",
+    "link_planned_records",
+    "run_pass",
+]
 
 
 def run_pass(
@@ -64,14 +74,8 @@ def run_pass(
     # and the same pass with a changed password is still the same pass.
     stored = config.without_credentials()
     config_hash = canonical_hash({"config": stored.model_dump(mode="json"), "rubric": rubric_hash})
-    run_id = runs_repo.find_or_create_run(
-        engine,
-        name=config.name,
-        rubric_hash=rubric_hash,
-        set_id=set_id,
-        config_hash=config_hash,
-        config=new_pass_config(config_hash, stored),
-    )
+    # Everything that can refuse the pass (a bad spec, a missing or unreadable model
+    # file) is done before the run exists, so a pass that cannot start leaves no run.
     # Planned from the identities exactly as they are stored (redacted), so that the
     # results loader, which plans from the stored ones, finds the same content keys.
     identities = redact_json({m.label: spec_identity(m.spec) for m in config.models})
@@ -85,19 +89,27 @@ def run_pass(
         pointwise_template=templates.pointwise,
         pairwise_template=templates.pairwise,
     )
-    # What the results need to find this pass's records again, even after the set is edited.
-    update_run_config(
+    run_id = runs_repo.find_or_create_run(
         engine,
-        run_id,
-        questions=[q.to_json_dict() for q in questions],
-        global_variants=[v.to_json_dict() for v in global_variants or []],
-        identities=identities,
-        judge_identity=judge_identity,
-        templates=templates,
+        name=config.name,
+        rubric_hash=rubric_hash,
+        set_id=set_id,
+        config_hash=config_hash,
+        config=new_pass_config(config_hash, stored),
     )
-    link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
-    ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
     try:
+        # What the results need to find this pass's records again, even after the set is edited.
+        update_run_config(
+            engine,
+            run_id,
+            questions=[q.to_json_dict() for q in questions],
+            global_variants=[v.to_json_dict() for v in global_variants or []],
+            identities=identities,
+            judge_identity=judge_identity,
+            templates=templates,
+        )
+        link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
+        ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
         # Fail fast: a prompt that cannot fit its model, or a judge that does not reproduce
         # the fixtures, stops the pass before any answer is generated, not after hours.
         check_pass_fits(ctx, plan, global_variants, questions)
@@ -107,7 +119,7 @@ def run_pass(
         judge_phase(ctx, plan, global_variants, monitor)
         if plan.pairs:
             compare_phase(ctx, plan, global_variants)
-    except BaseException:
+    except BaseException:  # whatever stopped it, the run is never left "running"
         runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED)
         raise
     finally:
@@ -128,7 +140,8 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     sequences busy (continuous batching) and a shared prompt prefix stays cached; each
     answer is stored as soon as it is final. A failed one (empty, reasoning-only,
     truncated, an error) is tried again in a fresh worker, at most N times, and only
-    then stored as an error."""
+    then stored as an error. An answer the model could not be asked for (its server
+    down) is tried as often but never stored: the pass stops with ModelUnreachable."""
     done_keys = runs_repo.existing_keys(ctx.engine, tables.Generation, [t.key for t in tasks])
     todo = [t for t in tasks if t.key not in done_keys]
     ctx.result.reused += len(tasks) - len(todo)
@@ -151,6 +164,8 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     finally:
         writer.flush()
         backend.close()
+    if pending:  # only unreachable ones are left: the model's own failures were stored
+        raise unreachable(spec, len(pending), len(tasks), "answers", writer.unreachable[pending[0].key])
 
 
 def _attempt(
@@ -169,6 +184,10 @@ def _attempt(
 
     def arrived(index: int, result: CompletionResult) -> None:
         task = pending[index]
+        if not result.ok and result.unreachable:  # not the model's answer: ask again, never store
+            writer.unreachable[task.key] = result.error or "no detail"
+            again.append(task)
+            return
         outcome = classify(result.text, result.finish_reason) if result.ok else GenerationOutcome.EMPTY
         writer.tokens(result.completion_tokens or 0)
         if (result.ok and outcome is GenerationOutcome.OK) or last:
@@ -190,6 +209,7 @@ class _AnswerWriter:
     def __init__(self, ctx: PassContext, tally: Tally) -> None:
         self.ctx, self.tally = ctx, tally
         self.buffer: list[tables.Generation] = []
+        self.unreachable: dict[str, str] = {}  # task key -> why its model could not be asked
         self.final = self.generated_tokens = 0
 
     def tokens(self, count: int) -> None:

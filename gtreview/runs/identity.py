@@ -4,7 +4,9 @@ For local GGUF models that is the sha256 of the model file and of the adapter (w
 its scale); for servers, the server and the model name (not who logs in to it: the URL
 is kept without its ``user:password@``, which would otherwise be stored with the run and
 hashed into every content key). Hashing a large file takes a moment, so results are
-cached by (path, size, modification time).
+cached by (path, size, modification time). A local file that is no GGUF model (an HTML
+error page, a truncated download, an adapter given as the model) is refused here, in one
+line, before a pass creates its run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gtreview.core.redaction import url_without_userinfo
+from gtreview.inference.gguf_check import check_adapter_file, check_model_file
 from gtreview.inference.specs import local_files, parse_model_spec
 
 
@@ -36,8 +39,10 @@ def spec_identity(spec: str) -> dict[str, Any]:
     parsed = parse_model_spec(spec)
     if parsed.kind in ("llama", "hf"):
         model, lora = local_files(parsed)
+        info = check_model_file(model)  # ModelFileError: one line naming the file and what is wrong
         identity: dict[str, Any] = {"kind": "gguf", "model_sha256": file_sha256(model)}
         if lora is not None:
+            check_adapter_file(lora, info)
             identity.update(lora_sha256=file_sha256(lora), lora_scale=parsed.lora_scale)
         return identity
     if parsed.kind == "openai":

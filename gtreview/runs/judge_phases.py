@@ -15,6 +15,7 @@ from typing import Any
 from gtreview.core.errors import Cancelled
 from gtreview.core.grading import record_to_contract
 from gtreview.core.rubric import Question, VariantRule
+from gtreview.inference.backend import unreachable
 from gtreview.judging.calibration import DriftMonitor, standardisation_fixtures
 from gtreview.judging.pairwise import PairJudgement, PairTask, compare_answers
 from gtreview.judging.pointwise import Judgement, JudgeSettings, JudgeTask, judge_answers
@@ -77,7 +78,12 @@ def judge_phase(
     record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
     tally = Tally(ctx, "judge", len(todo), "judged {done} of {total}")
 
+    missed: list[Judgement] = []
+
     def store(judgement: Judgement) -> None:  # each judgement is committed as it is final
+        if judgement.unreachable:  # no verdict of the judge's: never stored, asked again next time
+            missed.append(judgement)
+            return
         task = wanted[judgement.key]
         ctx.result.judged += int(judgement.record is not None)
         ctx.result.unscored += int(judgement.record is None)
@@ -111,6 +117,8 @@ def judge_phase(
                 )
             except Cancelled as exc:
                 raise PassCancelled(CANCELLED) from exc
+            if missed:
+                raise unreachable(ctx.config.judge, len(missed), len(todo), "verdicts", missed[0].unscored_reason)
             tally.next_call()
             if monitor is not None and drift is not None:
                 drift.restart()
@@ -158,7 +166,12 @@ def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[Varian
     backend = ctx.open_backend(ctx.config.judge)
     tally = Tally(ctx, "pairwise", len(todo), "compared {done} of {total} pairs")
 
+    missed: list[PairJudgement] = []
+
     def store(p: PairJudgement) -> None:  # each pair is committed as soon as both orders are in
+        if p.unreachable:  # no verdict of the judge's: never stored, asked again next time
+            missed.append(p)
+            return
         a, b = wanted[p.key]
         record = tables.PairJudgement(
             run_id=ctx.run_id,
@@ -196,6 +209,8 @@ def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[Varian
             )
         except Cancelled as exc:
             raise PassCancelled(CANCELLED) from exc
+        if missed:
+            raise unreachable(ctx.config.judge, len(missed), len(todo), "pairs", missed[0].note)
     finally:
         backend.close()
 

@@ -10,10 +10,29 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.core.errors import Cancelled
-from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult, ResultCallback, complete
+from gtreview.inference.backend import (
+    CompletionBackend,
+    CompletionRequest,
+    CompletionResult,
+    ModelUnreachable,
+    ResultCallback,
+    complete,
+)
 from gtreview.runs.plan import PassConfig
 
 BackendFactory = Callable[[str], CompletionBackend]
+
+__all__ = [
+    "CANCELLED",
+    "BackendFactory",
+    "ModelUnreachable",
+    "PassCancelled",
+    "PassContext",
+    "PassEvent",
+    "PassResult",
+    "Progress",
+    "Tally",
+]
 
 
 class PassCancelled(Cancelled, RuntimeError):

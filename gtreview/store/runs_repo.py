@@ -4,18 +4,22 @@ Every record has a content key (unique), so writing the same record twice is a n
 this is what makes a killed pass resumable without duplicates.
 
 A running run names its owner, the process running it (``host:pid``), and that
-process keeps a heartbeat (``heartbeat``, every ``HEARTBEAT_S``). A run is *live* while
-its heartbeat is fresh and, on this host, its process exists; a ``running`` run that
+process keeps a heartbeat (``heartbeat``, every ``HEARTBEAT_S``; ``run_owners`` says
+who is alive). A run is *live* while its heartbeat is fresh and, on this host, its
+process exists; a ``running`` run that
 is not live was interrupted (the process was killed or crashed) and is shown as
 stopped, so nothing reads as running forever and no second process resumes a run
 that another is still running.
+
+Finding or creating a pass's run is one write transaction (``BEGIN IMMEDIATE``), so two
+passes of one plan started together never make two runs: the second finds the first's
+run live and is refused in one line; within one process, a run a pass holds is refused
+to a second pass the same way (both would share the owner ``host:pid``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import socket
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -25,11 +29,14 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
-from gtreview.core.errors import UserError
 from gtreview.store import tables
+from gtreview.store.run_owners import HEARTBEAT_S as HEARTBEAT_S  # re-exported: callers name them here
+from gtreview.store.run_owners import STALE_AFTER_S as STALE_AFTER_S
+from gtreview.store.run_owners import RunBusyError as RunBusyError
+from gtreview.store.run_owners import hold, release, write_transaction
+from gtreview.store.run_owners import owner_alive as owner_alive
+from gtreview.store.run_owners import process_owner as process_owner
 
-HEARTBEAT_S = 10.0  # how often a running pass says it is alive
-STALE_AFTER_S = 60.0  # a heartbeat older than this: the process is gone (or hung)
 INTERRUPTED = "stopped (interrupted)"
 
 
@@ -70,10 +77,6 @@ class RunRow(BaseModel):
     config: dict[str, Any]
 
 
-class RunBusyError(UserError):
-    """The run is being run by another live process."""
-
-
 class RunSummary(BaseModel):
     """A run and how many records it uses (its own and the reused ones)."""
 
@@ -101,43 +104,6 @@ class RunSummary(BaseModel):
     @property
     def resumable(self) -> bool:
         return self.source is RunSource.PASS and (self.status is RunStatus.STOPPED or self.interrupted)
-
-
-def process_owner() -> str:
-    """This process, as a run's owner names it."""
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _pid_alive(pid: int) -> bool:
-    if os.name == "nt":  # os.kill(pid, 0) would terminate it there: trust the heartbeat alone
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True  # someone else's process
-    return True
-
-
-def owner_alive(owner: str | None, heartbeat_at: datetime | None, now: datetime | None = None) -> bool:
-    """Whether the process ``owner`` names still holds its run: a fresh heartbeat and,
-    on this host, a process of that id (a reused id has no fresh heartbeat)."""
-    if not owner or heartbeat_at is None:
-        return False
-    if owner == process_owner():
-        return True
-    now = now or datetime.now(UTC)
-    if (now - _aware(heartbeat_at)).total_seconds() > STALE_AFTER_S:
-        return False
-    host, _, pid = owner.rpartition(":")
-    if host == socket.gethostname():
-        return pid.isdigit() and _pid_alive(int(pid))
-    return True
 
 
 def _live(run: tables.Run) -> bool:
@@ -180,8 +146,10 @@ def create_run(
 def find_or_create_run(
     engine: Engine, *, name: str, rubric_hash: str, set_id: int | None, config_hash: str, config: dict[str, Any]
 ) -> int:
-    """The run with this configuration hash and rubric (resumed, marked running), or a new one."""
-    with Session(engine) as session:
+    """The run with this configuration hash and rubric (resumed, marked running), or a new
+    one; held by this pass until its status is set to something other than running. A
+    run another live pass holds is refused (RunBusyError, one line naming it)."""
+    with write_transaction(engine) as session:
         for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
             if json.loads(run.config_json).get("config_hash") == config_hash:
                 assert run.id is not None
@@ -189,19 +157,25 @@ def find_or_create_run(
                     raise RunBusyError(
                         f"run {run.id} is being run by process {run.owner}; wait for it or cancel it there"
                     )
+                held_here = run.status == RunStatus.RUNNING.value and run.owner == process_owner()
+                hold(engine, run.id, held_here=held_here)
                 _claim(run)
                 session.add(run)
-                session.commit()
                 return run.id
-    return create_run(
-        engine,
-        name=name,
-        rubric_hash=rubric_hash,
-        source=RunSource.PASS,
-        status=RunStatus.RUNNING,
-        set_id=set_id,
-        config=config,
-    )
+        run = tables.Run(
+            name=name,
+            set_id=set_id,
+            rubric_hash=rubric_hash,
+            source=RunSource.PASS.value,
+            status=RunStatus.RUNNING.value,
+            config_json=json.dumps(config, ensure_ascii=False),
+        )
+        _claim(run)
+        session.add(run)
+        session.flush()
+        assert run.id is not None
+        hold(engine, run.id, held_here=False)
+        return run.id
 
 
 def heartbeat(engine: Engine, owner: str | None = None) -> int:
@@ -240,6 +214,8 @@ def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
                 run.status, run.owner, run.heartbeat_at = status.value, None, None  # nobody holds it now
             session.add(run)
             session.commit()
+    if status is not RunStatus.RUNNING:
+        release(engine, run_id)
 
 
 def write_run_config(engine: Engine, run_id: int, config: dict[str, Any]) -> None:
@@ -306,14 +282,13 @@ def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Jud
     """Insert records whose key is new, in one transaction, and link each to its run
     (a record that exists already is linked, not written again); return how many were new."""
     added = 0
-    with Session(engine) as session:
+    with write_transaction(engine) as session:  # another pass may store the same key meanwhile
         for record in records:
             model = type(record)
             if session.exec(select(model).where(col(model.key) == record.key)).first() is None:
                 session.add(record)
                 added += 1
             session.merge(tables.RunRecord(run_id=record.run_id, kind=_kind_of(record).value, key=record.key))
-        session.commit()
     return added
 
 

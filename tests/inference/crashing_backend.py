@@ -80,3 +80,36 @@ def open_crashing(spec: str | ModelSpec, *, crash_always: str = "", **overrides:
     from gtreview.inference.specs import open_in_process
 
     return CrashingBackend(open_in_process(spec, **overrides), crash_always)
+
+
+RUNAWAY_MARKER = "<<gtreview-test:runaway>>"  # a generation that never ends (a looping chat template)
+
+
+class RunawayBackend:
+    """Streams an answer to every request, then never ends the ones carrying
+    RUNAWAY_MARKER: what a model whose chat template loops does to a batch."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec = spec.raw
+
+    def describe(self) -> dict[str, Any]:
+        return {"spec": self.spec, "kind": "runaway"}
+
+    def complete_batch(self, requests: Sequence[CompletionRequest], on_result: Any = None) -> list[CompletionResult]:
+        results = []
+        for index, request in enumerate(requests):
+            if all(RUNAWAY_MARKER not in m.content for m in request.messages):
+                results.append(CompletionResult(text=f"An answer (seed {request.sampling.seed}).", completion_tokens=4))
+                if on_result is not None:
+                    on_result(index, results[-1])
+        if len(results) < len(requests):
+            time.sleep(3600)
+        return results
+
+    def close(self) -> None:
+        pass
+
+
+def open_runaway(spec: ModelSpec, **overrides: Any) -> CompletionBackend:
+    """The WorkerBackend opener of :class:`RunawayBackend`."""
+    return RunawayBackend(spec)

@@ -350,3 +350,10 @@ def test_runtime_defaults_fill_only_what_a_spec_leaves_out() -> None:
     )
     assert with_runtime_defaults("openai:http://h:8000#m", n_gpu_layers=0) == "openai:http://h:8000#m"
     parse_model_spec(with_runtime_defaults("llama:/m/a.gguf?lora=/m/l.gguf", n_gpu_layers=-1))
+
+
+def test_a_local_spec_bounds_each_answer_in_time() -> None:
+    assert parse_model_spec("llama:m.gguf").answer_timeout_s == 900.0
+    assert parse_model_spec("llama:m.gguf?timeout=30").answer_timeout_s == 30.0
+    with pytest.raises(ModelSpecError, match=r"timeout .* positive"):
+        parse_model_spec("llama:m.gguf?timeout=0")

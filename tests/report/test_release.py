@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import shutil
 import stat
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -278,3 +281,17 @@ def test_cli_keys_release_and_verify(signed: Signed, tmp_path: Path, capsys: pyt
     assert cli(["release", "verify", str(tmp_path / "nowhere")]) == 2
     assert "no such folder" in capsys.readouterr().out
     assert cli(["release", "create", "--set", "1", "--key", "nobody", "--key-dir", keys, "-o", "x", *project]) == 2
+
+
+def test_a_killed_release_leaves_nothing_behind_once_the_next_one_runs(signed: Signed, tmp_path: Path) -> None:
+    with subprocess.Popen([sys.executable, "-c", "pass"]) as gone:
+        gone.wait()
+    killed = tmp_path / f".bundle.partial-{gone.pid}-0badc0de"  # what a SIGKILLed release leaves
+    killed.mkdir()
+    (killed / "rubric.json").write_text("{")
+    busy = tmp_path / f".bundle.partial-{os.getpid()}-0000beef"  # a release still being written
+    busy.mkdir()
+    create_release(
+        signed.engine, signed.set_id, reviewer_key=load_signing_key("geo", signed.key_dir), out_dir=tmp_path / "bundle"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [busy.name, "bundle"]

@@ -125,3 +125,11 @@ def test_export_markdown_guide(tmp_path: Path, interop_dir: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# Yudnamutana Copper (sample) — Graded Answer Key & Marking Scheme")
     assert text.count("**If C1 fails: total = 0.**") == 3
+
+
+def test_a_file_that_never_ends_is_refused_after_reading_only_the_limit() -> None:
+    """/dev/zero reports size 0: only reading at most limit + 1 bytes bounds it."""
+    result = gtreview("rubric", "validate", "/dev/zero", "--json")
+    assert result.returncode == 2
+    assert "/dev/zero: refused: larger than the 32 MiB limit" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

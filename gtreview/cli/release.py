@@ -74,7 +74,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     klist.set_defaults(handler=keys_list)
     ktrust = keys.add_parser("trust", help="trust a reviewer's public key for release verify")
     ktrust.add_argument("public_key", type=Path, metavar="KEY.pub", help="the reviewer's .pub or PEM public key")
-    ktrust.add_argument("--name", required=True, help="whose key it is (shown when a bundle verifies)")
+    ktrust.add_argument("--name", type=str, required=True, help="whose key it is (shown when a bundle verifies)")
     add_trusted_keys(ktrust)
     add_json(ktrust)
     ktrust.set_defaults(handler=keys_trust)

@@ -173,6 +173,8 @@ MAX_KEY_FILE_BYTES = 64 * 1024
 def _read_key_bytes(path: Path) -> bytes:
     # Read at most the limit plus one byte: the size stat() reports bounds nothing
     # (it is 0 for /dev/zero), and a key file is a few hundred bytes.
+    if path.is_dir():
+        raise SigningKeyError(f"{path}: is a folder, not a key file")
     with path.open("rb") as handle:
         data = handle.read(MAX_KEY_FILE_BYTES + 1)
     if len(data) > MAX_KEY_FILE_BYTES:

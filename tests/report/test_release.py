@@ -132,6 +132,25 @@ def test_one_changed_byte_anywhere_fails_naming_the_file(copy: Path, name: str) 
     assert verify_release(copy).ok
 
 
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"signoffs": 5, "approvals": [], "released_signoff": 1},
+        {"signoffs": [], "approvals": [{"content_hash": ["unhashable"]}], "released_signoff": 1},
+        {"signoffs": "text", "approvals": {"a": 1}},
+        "[" * 100_000,
+    ],
+    ids=["number-for-list", "unhashable-hash", "wrong-types", "deep"],
+)
+def test_a_crafted_signoffs_file_is_a_finding_not_a_crash(copy: Path, document: object) -> None:
+    text = document if isinstance(document, str) else json.dumps(document)
+    (copy / "signoffs.json").write_text(text, encoding="utf-8")
+    report = verify_release(copy)
+    assert not report.ok and report.readable
+    assert {"signoffs.json"} <= report.changed_files
+    assert all("\n" not in problem.one_line() for problem in report.problems)
+
+
 def test_a_missing_file_an_extra_file_and_an_extra_folder_are_named(copy: Path) -> None:
     (copy / "questions.json").unlink()
     (copy / "notes.txt").write_text("hello", encoding="utf-8")

@@ -1,8 +1,9 @@
-"""Importing corpus files into a project: parse everything first, then store at once."""
+"""Importing corpus files into a project: each file parsed, stored and let go in turn,
+in one transaction, so that a failure anywhere stores nothing and memory holds one file."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -48,24 +49,28 @@ ImportProgress = Callable[[int, int, str], None]  # files done, files in all, th
 def import_corpus(
     engine: Engine, paths: Iterable[Path], *, progress: ImportProgress | None = None
 ) -> CorpusImportReport:
-    """Parse every file, then store them in one transaction; any failure stores nothing.
+    """Parse and store every file in one transaction; any failure stores nothing.
 
     A file that cannot be parsed fails the whole import, and its one-line message says
     so ("nothing was imported"), whoever shows it: the CLI or the import dialog.
-    ``progress`` hears of each file before it is read.
+    ``progress`` hears of each file before it is read. Files are parsed one at a time
+    as the store asks for them (a 200 MB file is not held beside all the others).
     """
     paths = list(paths)
     try:
         files = collect_files(paths)
         if not files:
             raise CorpusImportError(", ".join(str(p) for p in paths), "no .txt, .md, .csv or .pdf files found")
-        documents = []
-        for done, (path, name) in enumerate(files):
-            if progress is not None:
-                progress(done, len(files), name)
-            documents.append(parse_file(path, name))
-        if progress is not None:
-            progress(len(files), len(files), "")
+        # a DocumentConflictError already says nothing was imported
+        return import_documents(engine, _parsed_one_by_one(files, progress))
     except CorpusImportError as exc:
         raise CorpusImportError(exc.file, f"{exc.reason} (nothing was imported)") from None
-    return import_documents(engine, documents)  # a DocumentConflictError already says nothing was imported
+
+
+def _parsed_one_by_one(files: list[tuple[Path, str]], progress: ImportProgress | None) -> Iterator[ParsedDocument]:
+    for done, (path, name) in enumerate(files):
+        if progress is not None:
+            progress(done, len(files), name)
+        yield parse_file(path, name)
+    if progress is not None:
+        progress(len(files), len(files), "")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlalchemy import insert as sa_insert
+from sqlmodel import Session, SQLModel, col, select
 
 from gtreview.core import corpus as model
 from gtreview.core.errors import UserError
@@ -24,12 +25,15 @@ class CorpusImportReport(BaseModel):
     unchanged: list[str] = Field(default_factory=list)
 
 
-def import_documents(engine: Engine, documents: Sequence[model.ParsedDocument]) -> CorpusImportReport:
+def import_documents(engine: Engine, documents: Iterable[model.ParsedDocument]) -> CorpusImportReport:
     """Store ``documents`` in one transaction: all of them or, on any conflict, none.
 
     A document whose bytes are already in the project (same sha256) is skipped, so
     importing the same files again changes nothing. A different file under a name
     already taken is refused rather than silently replacing what locators point at.
+    ``documents`` may be a generator that parses each file when asked: each is written
+    (uncommitted) and dropped before the next is parsed, so an import holds one parsed
+    file in memory, not all of them; an error raised by the generator rolls back all.
     """
     report = CorpusImportReport()
     with Session(engine) as session:
@@ -52,6 +56,23 @@ def import_documents(engine: Engine, documents: Sequence[model.ParsedDocument]) 
     return report
 
 
+INSERT_CHUNK = 2000  # rows per executemany: bounded memory for the parameters of one call
+
+
+def _insert_chunks(session: Session, table: type[SQLModel], rows: Iterable[dict[str, object]]) -> None:
+    # Core inserts, in chunks: ORM objects for every page and passage of a 200 MB file
+    # would each hold their text until the commit.
+    statement = sa_insert(table)
+    chunk: list[dict[str, object]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= INSERT_CHUNK:
+            session.execute(statement, chunk)
+            chunk = []
+    if chunk:
+        session.execute(statement, chunk)
+
+
 def _add_document(session: Session, document: model.ParsedDocument) -> None:
     row = tables.Document(
         name=document.name,
@@ -67,23 +88,40 @@ def _add_document(session: Session, document: model.ParsedDocument) -> None:
     session.add(row)
     session.flush()
     assert row.id is not None
-    session.add_all(
-        tables.DocumentPage(document_id=row.id, number=page.number, text="\n".join(page.lines))
-        for page in document.pages
+    document_id = row.id
+    _insert_chunks(
+        session,
+        tables.DocumentPage,
+        ({"document_id": document_id, "number": page.number, "text": "\n".join(page.lines)} for page in document.pages),
     )
-    session.add_all(
-        tables.Passage(document_id=row.id, page=p.page, line_start=p.line_start, line_end=p.line_end, text=p.text)
-        for p in document.passages
+    _insert_chunks(
+        session,
+        tables.Passage,
+        (
+            {
+                "document_id": document_id,
+                "page": p.page,
+                "line_start": p.line_start,
+                "line_end": p.line_end,
+                "text": p.text,
+            }
+            for p in document.passages
+        ),
     )
-    session.add_all(
-        tables.TableRow(
-            document_id=row.id,
-            row_index=r.index,
-            row_key=r.key,
-            cells_json=json.dumps(r.cells, ensure_ascii=False),
-        )
-        for r in document.rows
+    _insert_chunks(
+        session,
+        tables.TableRow,
+        (
+            {
+                "document_id": document_id,
+                "row_index": r.index,
+                "row_key": r.key,
+                "cells_json": json.dumps(r.cells, ensure_ascii=False),
+            }
+            for r in document.rows
+        ),
     )
+    session.expunge(row)  # nothing of this document stays in the session's memory
 
 
 def list_documents(engine: Engine) -> list[tables.Document]:

@@ -134,7 +134,9 @@ def _add_version(
                 position=position,
                 fixture_id=str(fixture.get("fixture_id", "")),
                 expected_gate_passed=bool(fixture.get("expected_gate_passed")),
-                expected_total=total if isinstance(total, int) else 0,
+                # a denormalised copy for queries; a rubric with errors still imports, so a
+                # total SQLite cannot hold (validation reports it) is stored as 0
+                expected_total=total if isinstance(total, int) and -(2**63) <= total < 2**63 else 0,
                 content_json=json.dumps(fixture, ensure_ascii=False),
             )
         )

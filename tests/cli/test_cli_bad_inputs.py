@@ -288,3 +288,12 @@ def test_failures_about_files_or_input_are_sentences(error: object, expected: st
     reason = plain_reason(error)
     assert reason is not None and expected in reason and "\n" not in reason
     assert plain_reason(KeyError("x")) is None
+
+
+def test_a_rubric_with_a_huge_fixture_total_imports_with_its_errors(
+    inputs: Inputs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Imports keep rubrics with errors; a total too big for SQLite is no reason to crash."""
+    path = inputs.rubric_with("total.json", "questions.0.calibration.0.expected_total", 10**30)
+    assert main(["rubric", "import", str(path), "--project", str(inputs.project), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["errors"] >= 1

@@ -291,6 +291,19 @@ def _bundle_entries(folder: Path) -> dict[str, Path]:
     return found
 
 
+MAX_SIGNED_FILE_BYTES = 1024 * 1024  # a manifest or a signature is a few hundred bytes
+MAX_CONTENT_FILE_BYTES = 512 * 1024 * 1024
+
+
+def _read_at_most(path: Path, size: int) -> bytes:
+    """The file's bytes, at most ``size + 1`` of them: one byte more than expected
+    already fails the check, and a crafted bundle cannot make verify read forever."""
+    if not _plain(path):
+        return b""
+    with path.open("rb") as handle:
+        return handle.read(max(size, 0) + 1)
+
+
 def _plain(path: Path) -> bool:
     """A regular file, not a link: a bundle's files must be its own bytes."""
     return path.is_file() and not path.is_symlink()
@@ -375,12 +388,14 @@ def _check_files(folder: Path, manifest: Manifest, entries: dict[str, Path], rep
         if not _plain(path):
             report.add(entry.path, "not-a-file", "listed in the manifest but not a regular file")
             continue
-        data = path.read_bytes()
+        data = _read_at_most(path, min(entry.size, MAX_CONTENT_FILE_BYTES))
         if len(data) != entry.size or _sha256(data) != entry.sha256:
+            size = path.stat().st_size
+            found = f"sha256 {_sha256(data)[:16]}…" if len(data) == size else "a different size"
             report.add(
                 entry.path,
                 "hash-mismatch",
-                f"sha256 {_sha256(data)[:16]}… ({len(data)} bytes), manifest has {entry.sha256[:16]}… ({entry.size} bytes)",
+                f"{found} ({size} bytes), manifest has {entry.sha256[:16]}… ({entry.size} bytes)",
             )
         present[entry.path] = data
     for name in sorted(set(entries) - set(listed) - {MANIFEST, SIGNATURE}):
@@ -468,7 +483,8 @@ def verify_release(
             report.add(str(bundle_dir), "unreadable", "no such folder" if not bundle_dir.exists() else "not a folder")
             return report
         entries = _bundle_entries(bundle_dir)
-        raw = {name: (bundle_dir / name).read_bytes() for name in (MANIFEST, SIGNATURE) if _plain(bundle_dir / name)}
+        raw = {name: _read_at_most(bundle_dir / name, MAX_SIGNED_FILE_BYTES) for name in (MANIFEST, SIGNATURE)}
+        raw = {name: data for name, data in raw.items() if _plain(bundle_dir / name)}
     except OSError as exc:
         report.readable = False
         report.add(str(bundle_dir), "unreadable", str(exc.strerror or exc))

@@ -151,6 +151,15 @@ def test_a_crafted_signoffs_file_is_a_finding_not_a_crash(copy: Path, document: 
     assert all("\n" not in problem.one_line() for problem in report.problems)
 
 
+def test_a_grown_file_is_read_only_as_far_as_its_listed_size(copy: Path) -> None:
+    listed = (copy / "questions.json").stat().st_size
+    with (copy / "questions.json").open("ab") as handle:
+        handle.write(b" " * 1_000_000)
+    report = verify_release(copy)
+    (problem,) = [p for p in report.problems if p.files == ["questions.json"]]
+    assert problem.kind == "hash-mismatch" and f"a different size ({listed + 1_000_000} bytes)" in problem.detail
+
+
 def test_a_missing_file_an_extra_file_and_an_extra_folder_are_named(copy: Path) -> None:
     (copy / "questions.json").unlink()
     (copy / "notes.txt").write_text("hello", encoding="utf-8")

@@ -82,7 +82,10 @@ def parse_file(path: Path, name: str | None = None) -> ParsedDocument:
         raise CorpusImportError(name, "is a folder, not a file")
     _check_size(name, size)
     try:
-        data = path.read_bytes()
+        # the stat above may be wrong (a device, a file still growing): read at most
+        # one byte over the limit, and _parse checks the size of what was read
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise CorpusImportError(name, f"cannot be read ({exc.strerror or exc})") from exc
     return _parse(data, name, kind)

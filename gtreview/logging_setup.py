@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import sys
 from pathlib import Path
 
 from platformdirs import user_log_path
@@ -43,6 +44,42 @@ def log_path() -> Path:
     return user_log_path("gtreview", appauthor=False) / "gtreview.log"
 
 
+class QuietFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file that, when it cannot be written (a full disk, a removed
+    folder), says so in one line once and stops, instead of logging's own multi-line
+    traceback on stderr for every record: the log must never drown the program's output."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if self.failed:
+            return
+        self.failed = True
+        error = sys.exc_info()[1]
+        self._drop_stream()
+        reason = (error.strerror if isinstance(error, OSError) else None) or error or "unknown error"
+        try:
+            sys.stderr.write(
+                f"gtreview: warning: cannot write the log {self.baseFilename} ({reason}); logging stopped\n"
+            )
+        except Exception:  # noqa: BLE001 - stderr itself may be gone; nothing left to tell
+            pass
+
+    def _drop_stream(self) -> None:
+        # Closing flushes what could not be written and fails again; the file is closed
+        # all the same, and without a stream close() and shutdown have nothing to flush.
+        stream, self.stream = self.stream, None
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+
 def configure_logging(level: int = logging.INFO) -> Path:
     """Attach the rotating file handler once; return the log file's path."""
     global _configured
@@ -51,9 +88,7 @@ def configure_logging(level: int = logging.INFO) -> Path:
     path = log_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
-            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
-        )
+        handler: logging.Handler = QuietFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
     except OSError:  # a read-only home must not stop the program
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

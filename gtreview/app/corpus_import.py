@@ -1,15 +1,17 @@
-"""Importing corpus files into a project: parse everything first, then store it in short batches."""
+"""Importing corpus files into a project: each file parsed in turn and stored, whole,
+in short transactions, so memory holds a batch of files, not the corpus, and the write
+lock is never held for long."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from sqlalchemy import Engine
 
 from gtreview.core.corpus import ParsedDocument
 from gtreview.corpus.readers import CorpusImportError, parse_file
-from gtreview.store.corpus_repo import CorpusImportReport, import_documents
+from gtreview.store.corpus_repo import CorpusImportReport, import_documents, stored_so_far
 
 SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".csv", ".pdf"})
 
@@ -48,27 +50,35 @@ ImportProgress = Callable[[int, int, str], None]  # files done, files in all, th
 def import_corpus(
     engine: Engine, paths: Iterable[Path], *, progress: ImportProgress | None = None
 ) -> CorpusImportReport:
-    """Parse every file, then store the documents, each whole, in short transactions.
+    """Parse each file and store the documents, each whole, in short transactions.
 
-    A file that cannot be parsed fails the whole import before anything is stored, and
-    its one-line message says so ("nothing was imported"), whoever shows it: the CLI or
-    the import dialog. Storing in batches keeps the write lock short, so the expert's
-    saves and a running pass carry on beside a large import; documents already stored
-    (by an earlier, killed run of the same import or by one running at the same time)
-    are left as they are. ``progress`` hears of each file before it is read.
+    A file that cannot be parsed stops the import, and its one-line message says what
+    was stored before it ("nothing was imported", or how many documents were), whoever
+    shows it: the CLI or the import dialog; importing again skips what is stored.
+    Storing in batches keeps the write lock short, so the expert's saves and a running
+    pass carry on beside a large import; documents already stored (by an earlier, killed
+    run of the same import or by one running at the same time) are left as they are.
+    ``progress`` hears of each file before it is read.
     """
     paths = list(paths)
     try:
         files = collect_files(paths)
         if not files:
             raise CorpusImportError(", ".join(str(p) for p in paths), "no .txt, .md, .csv or .pdf files found")
-        documents = []
-        for done, (path, name) in enumerate(files):
-            if progress is not None:
-                progress(done, len(files), name)
-            documents.append(parse_file(path, name))
-        if progress is not None:
-            progress(len(files), len(files), "")
     except CorpusImportError as exc:
         raise CorpusImportError(exc.file, f"{exc.reason} (nothing was imported)") from None
-    return import_documents(engine, documents)  # a DocumentConflictError already says nothing was imported
+    report = CorpusImportReport()
+    try:
+        # a DocumentConflictError already says what was stored before it
+        return import_documents(engine, _parsed_one_by_one(files, progress), report=report)
+    except CorpusImportError as exc:
+        raise CorpusImportError(exc.file, f"{exc.reason} ({stored_so_far(report)})") from None
+
+
+def _parsed_one_by_one(files: list[tuple[Path, str]], progress: ImportProgress | None) -> Iterator[ParsedDocument]:
+    for done, (path, name) in enumerate(files):
+        if progress is not None:
+            progress(done, len(files), name)
+        yield parse_file(path, name)
+    if progress is not None:
+        progress(len(files), len(files), "")

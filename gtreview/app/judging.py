@@ -22,10 +22,12 @@ from pydantic import BaseModel
 from gtreview.core.errors import UserError
 from gtreview.core.grade_check import RecordCheck, check_record
 from gtreview.core.grading import record_to_contract
+from gtreview.core.jsonformat import loads_json
 from gtreview.core.redaction import redact
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
+from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 from gtreview.interop.harness_files import question_for, read_answers
 from gtreview.judging.calibration import (
     CalibrationReport,
@@ -95,15 +97,17 @@ def check_grades(rubric: Rubric, grades: Path) -> GradesCheck:
     """Recompute the total of every grading record (one JSON object a line) by the rules."""
     questions = {q.id: q for q in rubric.questions}
     try:
-        lines = grades.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnswerFileError(f"{grades}: cannot read ({exc.__class__.__name__})") from None
+        lines = read_limited(grades, MAX_DATA_FILE_BYTES).decode("utf-8").splitlines()
+    except InputReadError as exc:
+        raise AnswerFileError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise AnswerFileError(f"{grades}: not UTF-8 text") from None
     checked: list[GradeLine] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
         except json.JSONDecodeError as exc:
             violation = f"not valid JSON: {exc.msg}"
             check = RecordCheck(question_id=None, total=None, violations=[violation])

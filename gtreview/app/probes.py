@@ -23,6 +23,7 @@ from gtreview.core.statistics import Difference
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.inference.specs import BackendOpenError, ModelSpecError, local_files, parse_model_spec
 from gtreview.inference.worker import WorkerDied
+from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import RunResults, load_run_results
 from gtreview.runs.probes import (
@@ -95,9 +96,11 @@ def probe_models(models: Sequence[tuple[str, str]]) -> dict[str, EngineFactory]:
 def read_controls(path: Path) -> list[str]:
     """Held-out control text: paragraphs separated by blank lines, whitespace folded."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProbeSetupError(f"cannot read {path}: {exc}") from None
+        text = read_limited(path, MAX_DATA_FILE_BYTES).decode("utf-8")
+    except InputReadError as exc:
+        raise ProbeSetupError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise ProbeSetupError(f"{path}: not UTF-8 text") from None
     paragraphs = [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
     if not paragraphs:
         raise ProbeSetupError(f"{path} holds no text to use as controls")

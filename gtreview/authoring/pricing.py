@@ -23,7 +23,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gtreview.core.errors import UserError
+from gtreview.core.jsonformat import loads_json
 from gtreview.inference.backend import CompletionResult
+from gtreview.inputs import MAX_SMALL_FILE_BYTES, InputReadError, read_limited
 
 Unknown = Literal["unknown"]
 
@@ -80,12 +82,16 @@ class PriceTable(BaseModel):
 def load_price_table(path: Path, *, extend_defaults: bool = True) -> PriceTable:
     """Prices from a JSON file; its patterns are tried before the defaults unless told not to."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = loads_json(read_limited(path, MAX_SMALL_FILE_BYTES))
         if not isinstance(raw, dict):
             raise PriceTableError(f"{path}: expected a JSON object of pattern -> price")
         loaded = {str(k): ModelPrice.model_validate(v) for k, v in raw.items()}
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PriceTableError(f"{path}: cannot read prices ({type(exc).__name__})") from None
+    except InputReadError as exc:
+        raise PriceTableError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise PriceTableError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise PriceTableError(f"{path}: not valid JSON ({exc.msg})") from None
     except ValidationError as exc:
         raise PriceTableError(f"{path}: bad price entry ({exc.errors()[0]['msg']})") from None
     return PriceTable(prices={**loaded, **DEFAULT_PRICES} if extend_defaults else loaded)

@@ -56,17 +56,23 @@ def add_json(parser: argparse.ArgumentParser, help: str = "print the result as J
     parser.add_argument("--json", action="store_true", help=help)
 
 
-def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
-    """An argparse type: an integer no smaller than ``minimum`` (``why`` explains the bound)."""
+def int_at_least(minimum: int, why: str = "", maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer no smaller than ``minimum`` (``why`` explains the bound)
+    and, with ``maximum``, no larger (what the store or a sampler can hold)."""
 
     def convert(text: str) -> int:
         try:
-            value = int(text)
+            value = int(text) if len(text) <= 40 else None
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            value = None
+        if value is None:
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            raise argparse.ArgumentTypeError(f"expected an integer, got {shown!r}")
         if value < minimum:
             reason = f" ({why})" if why else ""
             raise argparse.ArgumentTypeError(f"must be at least {minimum}{reason}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
         return value
 
     convert.__name__ = f"integer >= {minimum}"
@@ -90,7 +96,8 @@ def float_between(low: float, high: float | None = None) -> Callable[[str], floa
     return convert
 
 
-ID = int_at_least(1)  # set, run and sign-off numbers start at 1
+ID = int_at_least(1, maximum=2**63 - 1)  # set, run and sign-off numbers start at 1 (and fit SQLite)
+SEED = int_at_least(0, maximum=2**32 - 1)  # samplers and the bootstrap take unsigned 32-bit seeds
 
 
 # --- output -------------------------------------------------------------------------------

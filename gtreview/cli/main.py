@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from gtreview import __version__
 from gtreview.cli import (
@@ -38,8 +39,16 @@ from gtreview.logging_setup import configure_logging, log_path
 GROUPS = (gui, rubric, corpus, judging, harness, run, results, adjudicate, report, release, export, draft, probe)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (the contract for every bad input), with
+    where to find the usage instead of the usage itself; subparsers inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gtreview", description="Source-grounded LLM benchmark workstation.")
+    parser = OneLineParser(prog="gtreview", description="Source-grounded LLM benchmark workstation.")
     parser.add_argument("--version", action="version", version=f"gtreview {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in GROUPS:
@@ -74,8 +83,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("GTREVIEW_DEBUG"):
             raise
         logging.getLogger("gtreview.cli").exception("unexpected failure in %s", args_list[:2])
+        plain = plain_reason(exc)
+        if plain is not None:  # the machine or the input, not a bug: say so in the user's terms
+            print_failure(plain, args)
+            return EXIT_USAGE
         print_failure(f"{type(exc).__name__}: {exc} (details in {log_path()})", args)
         return EXIT_FINDINGS
+
+
+def plain_reason(exc: Exception) -> str | None:
+    """One line for failures that reach here but are about the files or the machine.
+
+    Each known source of these is refused where it starts; this is the net for the
+    paths nobody has found yet, so a folder given for a file or a full disk still
+    reads as a sentence rather than a Python class name.
+    """
+    if isinstance(exc, OSError):
+        names = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+        where = " -> ".join(names)
+        reason = exc.strerror or str(exc)
+        return f"{where}: {reason}" if where else f"failed: {reason}"
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to process"
+    if isinstance(exc, UnicodeEncodeError):
+        return "the input holds text that cannot be written as UTF-8 (an unpaired surrogate escape?)"
+    if isinstance(exc, OverflowError):
+        return f"a number in the input is too large ({exc})"
+    return None
 
 
 def _silence_stdout() -> None:

@@ -10,7 +10,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gtreview.cli.common import EXIT_OK, ID, CliError, add_json, add_project, int_at_least, open_cli_project, print_json
+from gtreview.cli.common import (
+    EXIT_OK,
+    ID,
+    SEED,
+    CliError,
+    add_json,
+    add_project,
+    int_at_least,
+    open_cli_project,
+    print_json,
+)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="N",
         help="corpus passages to sample (default 32)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the passage sample, shuffles and bootstrap")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the passage sample, shuffles and bootstrap")
     parser.add_argument(
         "--controls",
         type=Path,

@@ -1,8 +1,8 @@
-"""``gtreview release create|verify`` and ``gtreview keys create|list``: signed releases.
+"""``gtreview release create|verify`` and ``gtreview keys create|list|trust``: signed releases.
 
-``release verify`` exits 0 for a valid bundle, 1 for an invalid one (each problem
-names the file) and 2 when the bundle cannot be read at all, so a script can tell
-"tampered" from "wrong path".
+``release verify`` exits 0 for a valid bundle signed by a trusted key, 1 for an
+invalid or untrusted one (each problem names the file) and 2 when the bundle cannot
+be read at all, so a script can tell "tampered" from "wrong path".
 """
 
 from __future__ import annotations
@@ -29,6 +29,16 @@ def add_key_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_trusted_keys(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--trusted-keys",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="trusted-keys file (default: trusted_keys.txt in the per-user config folder)",
+    )
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     release = commands.add_parser("release", help="create and verify signed release bundles").add_subparsers(
         dest="action", metavar="ACTION", required=True
@@ -45,6 +55,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     verify = release.add_parser("verify", help="check a bundle's signature, hashes and contents")
     verify.add_argument("bundle", type=Path)
     verify.add_argument("--public-key", type=Path, default=None, help="require this signer (.pub or PEM file)")
+    add_key_dir(verify)
+    add_trusted_keys(verify)
     add_json(verify)
     verify.set_defaults(handler=release_verify)
 
@@ -60,6 +72,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_key_dir(klist)
     add_json(klist)
     klist.set_defaults(handler=keys_list)
+    ktrust = keys.add_parser("trust", help="trust a reviewer's public key for release verify")
+    ktrust.add_argument("public_key", type=Path, metavar="KEY.pub", help="the reviewer's .pub or PEM public key")
+    ktrust.add_argument("--name", type=str, required=True, help="whose key it is (shown when a bundle verifies)")
+    add_trusted_keys(ktrust)
+    add_json(ktrust)
+    ktrust.set_defaults(handler=keys_trust)
 
 
 def keys_create(args: argparse.Namespace) -> int:
@@ -88,6 +106,17 @@ def keys_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def keys_trust(args: argparse.Namespace) -> int:
+    from gtreview.app.releases import trust_public_key
+
+    trusted = trust_public_key(args.public_key, args.name, args.trusted_keys)
+    if args.json:
+        print_json({"ok": True, **trusted.model_dump(mode="json")})
+    else:
+        print(f"trusted {trusted.name}  {trusted.fingerprint}  (in {trusted.file})")
+    return EXIT_OK
+
+
 def release_create(args: argparse.Namespace) -> int:
     from gtreview.app.releases import create_release_bundle
 
@@ -111,7 +140,9 @@ def release_create(args: argparse.Namespace) -> int:
 def release_verify(args: argparse.Namespace) -> int:
     from gtreview.app.releases import verify_release_bundle
 
-    report = verify_release_bundle(args.bundle, public_key_file=args.public_key)
+    report = verify_release_bundle(
+        args.bundle, public_key_file=args.public_key, key_dir=args.key_dir, trusted_keys_file=args.trusted_keys
+    )
     status = EXIT_OK if report.ok else (EXIT_FINDINGS if report.readable else EXIT_USAGE)
     if args.json:
         print_json({**report.model_dump(mode="json"), "changed_files": sorted(report.changed_files)})
@@ -123,6 +154,8 @@ def release_verify(args: argparse.Namespace) -> int:
     for warning in report.warnings:
         print(f"note     {warning}")
     who = f"signed by {report.signer} ({report.fingerprint})" if report.signer else "unsigned"
+    if report.trusted_as:
+        who += f", a key trusted as {report.trusted_as}"
     verdict = "valid" if report.ok else f"INVALID ({len(report.problems)} problems)"
     print(f"{args.bundle}: {verdict}; {report.set_name}, sign-off {report.signoff_number}, {who}")
     return status

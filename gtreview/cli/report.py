@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gtreview.cli.common import EXIT_OK, ID, add_project, open_cli_project
+from gtreview.cli.common import EXIT_OK, ID, SEED, add_project, open_cli_project
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -13,7 +13,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--run", dest="run_id", type=ID, required=True)
     parser.add_argument("--pdf", type=Path, required=True)
     add_project(parser)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resampling")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the bootstrap and permutation resampling")
     parser.set_defaults(handler=report)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gtreview.cli.common import EXIT_OK, ID, add_json, add_project, open_cli_project, print_json
+from gtreview.cli.common import EXIT_OK, ID, SEED, add_json, add_project, open_cli_project, print_json
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -12,7 +12,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "results", help="a run's figures: per model, per question and model, pairwise (from the one results loader)"
     )
     parser.add_argument("--run", dest="run_id", type=ID, required=True)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resampling (the view uses 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the bootstrap resampling (the view uses 0)")
     add_project(parser)
     add_json(parser)
     parser.set_defaults(handler=results)

@@ -13,6 +13,7 @@ from gtreview.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     ID,
+    SEED,
     CliError,
     add_json,
     add_project,
@@ -53,7 +54,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--temperature", type=float_between(0.0), default=0.7)
     parser.add_argument("--top-p", type=float_between(0.0, 1.0), default=0.95)
     parser.add_argument("--max-tokens", type=int_at_least(1), default=1024)
-    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--seed", type=SEED, default=1234)
     parser.add_argument("--no-pairwise", action="store_true")
     parser.add_argument("--drift-every", type=int_at_least(0), default=50)
     parser.add_argument("--name", type=str, default=None)

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from gtreview.core.errors import UserError
+from gtreview.core.jsonformat import loads_json
 from gtreview.core.rubric import SCHEMA_VERSION
 
 MAX_RUBRIC_BYTES = 32 * 1024 * 1024
@@ -33,11 +34,10 @@ def parse_rubric_bytes(raw: bytes) -> dict[str, Any]:
             f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); re-save the file as UTF-8"
         ) from None
     try:
-        data = json.loads(text)
+        # NaN and Infinity are refused: they are not JSON, and would be exported as null
+        data = loads_json(text, allow_nan=False)
     except json.JSONDecodeError as exc:
         raise RubricReadError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise RubricReadError("not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise RubricReadError(f"the top level is a JSON {_json_type(data)}, not an object")
     if not data:

@@ -31,16 +31,19 @@ from gtreview.core.corpus import (
 _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2010": "-"})
 _QUOTE = r"""(?:'(?P<{0}s>[^']*)'|"(?P<{0}d>[^"]*)"|\u2018(?P<{0}c>[^\u2019]*)\u2019)"""
 _TEXT_FORM = re.compile(
+    # Numbers of at most 9 digits: a longer one is no page anyone cites, and int()
+    # refuses strings of thousands of digits with a ValueError.
     r"^(?:book\s*[=:]\s*(?:" + _QUOTE.format("book") + r"|(?P<book>[^,;]*?))"
     r"\s*[,;]\s*)?"
-    r"(?:page|pg\.?|p\.?)\s*[=:]?\s*(?P<page>\d+)\s*[,;]?\s*"
-    r"(?:lines?|ll?\.?)\s*[=:]?\s*(?P<start>\d+)(?:\s*-\s*(?P<end>\d+))?\.?$",
+    r"(?:page|pg\.?|p\.?)\s*[=:]?\s*(?P<page>\d{1,9})\s*[,;]?\s*"
+    r"(?:lines?|ll?\.?)\s*[=:]?\s*(?P<start>\d{1,9})(?:\s*-\s*(?P<end>\d{1,9}))?\.?$",
     re.IGNORECASE,
 )
 _TABLE_FORM = re.compile(
     r"^(?P<key>[^=,;'\"]+?)\s*=\s*(?:" + _QUOTE.format("val") + r"|(?P<val>[^,;]*?))\s*[,;]\s*(?P<rest>.+)$"
 )
-_COLUMN_PREFIX = re.compile(r"^columns?\s*[=:]?\s+", re.IGNORECASE)
+# Linear on any input: "\s*[=:]?\s+" let a run of spaces split two ways (quadratic).
+_COLUMN_PREFIX = re.compile(r"^columns?(?:\s*+[=:])?\s+", re.IGNORECASE)
 _COLUMN_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", re.IGNORECASE)
 
 
@@ -281,7 +284,9 @@ def _unresolved(source: str, locator: str, reason: str, document: str | None = N
 def _columns(table: _TableIndex, text: str) -> tuple[list[str], list[str]]:
     """Cited columns and the unknown names; the whole text is tried as one column
     first so a name containing 'and' or a comma is not split apart."""
-    spec = _COLUMN_PREFIX.sub("", text.strip()).strip()
+    # Single spaces only: the split pattern scans a run of spaces from each of its
+    # starts, which is quadratic in a long run.
+    spec = _COLUMN_PREFIX.sub("", " ".join(text.split())).strip()
     whole = table.column(spec)
     if whole is not None:
         return [whole], []

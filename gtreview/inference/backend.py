@@ -37,13 +37,17 @@ class ChatMessage(BaseModel):
 
 
 class Sampling(BaseModel):
-    """Sampling parameters; the defaults are deterministic (judging)."""
+    """Sampling parameters; the defaults are deterministic (judging).
 
-    temperature: float = 0.0
-    top_p: float = 1.0
-    top_k: int = 0
+    Bounded here as well as in the front-ends: a NaN temperature or a negative token
+    budget from a plan file or a dialog would run a whole pass nobody can reproduce.
+    """
+
+    temperature: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
+    top_p: float = Field(default=1.0, ge=0.0, le=1.0, allow_inf_nan=False)
+    top_k: int = Field(default=0, ge=0)
     seed: int = 0
-    max_tokens: int = 1024
+    max_tokens: int = Field(default=1024, ge=0)
 
 
 class CompletionRequest(BaseModel):

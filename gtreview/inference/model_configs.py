@@ -56,7 +56,9 @@ from urllib.parse import quote
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gtreview.core.errors import UserError
+from gtreview.core.jsonformat import loads_json
 from gtreview.inference.specs import ModelSpecError, parse_model_spec
+from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 
 VLLM_PROVIDERS = frozenset({"", "vllm"})
 
@@ -100,7 +102,7 @@ class MappedModels(NamedTuple):
 def parse_models_json(text: str | bytes, *, source: str = "models.json") -> list[HarnessModelConfig]:
     """Entries of a models.json: a JSON array, or an object whose ``models`` is one."""
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as exc:
         raise ModelConfigError(f"{source} is not valid JSON: {exc}") from None
     except UnicodeDecodeError as exc:
@@ -127,13 +129,9 @@ def read_models_json(path: str | Path) -> list[HarnessModelConfig]:
     """Read a harness models.json file; any problem is a one-line ``ModelConfigError``."""
     file = Path(path)
     try:
-        raw = file.read_bytes()
-    except FileNotFoundError:
-        raise ModelConfigError(f"{file}: no such file") from None
-    except IsADirectoryError:
-        raise ModelConfigError(f"{file}: is a folder, not a file") from None
-    except OSError as exc:
-        raise ModelConfigError(f"{file}: {exc.strerror or exc}") from None
+        raw = read_limited(file, MAX_DATA_FILE_BYTES)
+    except InputReadError as exc:
+        raise ModelConfigError(str(exc)) from None
     return parse_models_json(raw, source=str(file))
 
 

@@ -24,7 +24,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from gtreview.core.errors import UserError
+from gtreview.core.jsonformat import loads_json
 from gtreview.core.rubric import Question
+from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 
 SIDES = ("a", "b")
 VERDICT_KEYS = (
@@ -119,19 +121,15 @@ class ScoreEntry(BaseModel):
 
 def _load(path: Path) -> Any:
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise HarnessFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise HarnessFileError(f"{path}: is a folder, not a file") from None
-    except OSError as exc:
-        raise HarnessFileError(f"{path}: {exc.strerror or exc}") from None
+        raw = read_limited(path, MAX_DATA_FILE_BYTES)
+    except InputReadError as exc:
+        raise HarnessFileError(str(exc)) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise HarnessFileError(f"{path}: not UTF-8 text") from None
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise HarnessFileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
 

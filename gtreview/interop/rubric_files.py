@@ -12,6 +12,7 @@ from gtreview.core.findings import Finding
 from gtreview.core.rubric import Rubric
 from gtreview.core.rubric_text import MAX_RUBRIC_BYTES, RubricReadError, parse_rubric_bytes
 from gtreview.core.validation import validate_rubric
+from gtreview.inputs import InputReadError, read_limited
 
 
 @dataclass(frozen=True)
@@ -26,18 +27,9 @@ class RubricFile:
 def read_rubric_file(path: Path) -> RubricFile:
     """Read and validate ``path``; raise RubricReadError when it cannot be read at all."""
     try:
-        size = path.stat().st_size
-        if size > MAX_RUBRIC_BYTES:
-            raise RubricReadError(
-                f"file is {size / 1e6:.1f} MB; rubric files over {MAX_RUBRIC_BYTES // (1024 * 1024)} MiB are refused"
-            )
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise RubricReadError("no such file") from None
-    except IsADirectoryError:
-        raise RubricReadError("is a folder, not a file") from None
-    except OSError as exc:
-        raise RubricReadError(exc.strerror or str(exc)) from None
+        raw = read_limited(path, MAX_RUBRIC_BYTES)
+    except InputReadError as exc:
+        raise RubricReadError(exc.reason) from None
     data = parse_rubric_bytes(raw)
     return RubricFile(
         path=path,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +28,7 @@ from sqlalchemy import Engine
 
 from gtreview import __version__
 from gtreview.core.errors import UserError
-from gtreview.core.jsonformat import dumps_harness_json
+from gtreview.core.jsonformat import dumps_harness_json, loads_json
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Question, Rubric, rubric_from_json_text
 from gtreview.interop.grading_guide import render_grading_guide
@@ -120,6 +121,7 @@ class VerifyReport(BaseModel):
     signoff_number: int | None = None
     content_hash: str | None = None
     created_at: str | None = None
+    trusted_as: str | None = None  # who the signing key belongs to, when it is a trusted key
     problems: list[Problem] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
@@ -256,8 +258,8 @@ def _first_error(exc: ValidationError) -> str:
 
 def _read_json(data: bytes, name: str, report: VerifyReport) -> Any:
     try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        return loads_json(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         report.add(name, "malformed", f"not valid UTF-8 JSON ({exc})".splitlines()[0])
         return None
 
@@ -270,6 +272,19 @@ def _bundle_entries(folder: Path) -> dict[str, Path]:
             continue
         found[path.relative_to(folder).as_posix()] = path
     return found
+
+
+MAX_SIGNED_FILE_BYTES = 1024 * 1024  # a manifest or a signature is a few hundred bytes
+MAX_CONTENT_FILE_BYTES = 512 * 1024 * 1024
+
+
+def _read_at_most(path: Path, size: int) -> bytes:
+    """The file's bytes, at most ``size + 1`` of them: one byte more than expected
+    already fails the check, and a crafted bundle cannot make verify read forever."""
+    if not _plain(path):
+        return b""
+    with path.open("rb") as handle:
+        return handle.read(max(size, 0) + 1)
 
 
 def _plain(path: Path) -> bool:
@@ -296,7 +311,11 @@ def _parse_signature(data: bytes, report: VerifyReport) -> tuple[SignatureFile, 
 
 
 def _check_signature(
-    manifest_bytes: bytes, signature_bytes: bytes, pinned: bytes | None, report: VerifyReport
+    manifest_bytes: bytes,
+    signature_bytes: bytes,
+    pinned: bytes | None,
+    trusted: Mapping[bytes, str] | None,
+    report: VerifyReport,
 ) -> Manifest | None:
     """The manifest, when it parses; problems name the file that was changed."""
     manifest = _parse_manifest(manifest_bytes, report)
@@ -322,6 +341,17 @@ def _check_signature(
             "untrusted-signer",
             f"signed by key {fingerprint(key)}, not by the required key {fingerprint(pinned)}",
         )
+    elif pinned is None and trusted is not None:
+        report.trusted_as = trusted.get(key)
+        if valid and report.trusted_as is None:
+            # Anyone can re-sign a bundle under any name: a valid signature by a key
+            # nobody trusts is not a verified release.
+            report.add(
+                SIGNATURE,
+                "untrusted-signer",
+                f"signature valid but signed by an untrusted key {fingerprint(key)} "
+                "(pin the reviewer's key with --public-key, or trust it with 'gtreview keys trust')",
+            )
     return manifest
 
 
@@ -341,12 +371,14 @@ def _check_files(folder: Path, manifest: Manifest, entries: dict[str, Path], rep
         if not _plain(path):
             report.add(entry.path, "not-a-file", "listed in the manifest but not a regular file")
             continue
-        data = path.read_bytes()
+        data = _read_at_most(path, min(entry.size, MAX_CONTENT_FILE_BYTES))
         if len(data) != entry.size or _sha256(data) != entry.sha256:
+            size = path.stat().st_size
+            found = f"sha256 {_sha256(data)[:16]}…" if len(data) == size else "a different size"
             report.add(
                 entry.path,
                 "hash-mismatch",
-                f"sha256 {_sha256(data)[:16]}… ({len(data)} bytes), manifest has {entry.sha256[:16]}… ({entry.size} bytes)",
+                f"{found} ({size} bytes), manifest has {entry.sha256[:16]}… ({entry.size} bytes)",
             )
         present[entry.path] = data
     for name in sorted(set(entries) - set(listed) - {MANIFEST, SIGNATURE}):
@@ -398,21 +430,35 @@ def _check_signoffs(manifest: Manifest, rubric_data: dict[str, Any], document: A
     if not isinstance(document, dict):
         report.add(SIGNOFFS, "malformed", "expected a JSON object")
         return
-    records = [r for r in document.get("signoffs") or [] if isinstance(r, dict)]
+    records, approvals = _objects(document, "signoffs", report), _objects(document, "approvals", report)
     released = [r for r in records if r.get("number") == manifest.signoff_number]
     if document.get("released_signoff") != manifest.signoff_number or len(released) != 1:
         report.add(SIGNOFFS, "inconsistent", f"no single record of sign-off {manifest.signoff_number}")
     elif released[0].get("content_hash") != manifest.content_hash:
         report.add(SIGNOFFS, "inconsistent", "the released sign-off's content hash is not the manifest's")
-    approved = {a.get("content_hash") for a in document.get("approvals") or [] if isinstance(a, dict)}
+    approved = {a["content_hash"] for a in approvals if isinstance(a.get("content_hash"), str)}
     questions = rubric_data.get("questions") or []
     missing = [str(q.get("id")) for q in questions if isinstance(q, dict) and canonical_hash(q) not in approved]
     if missing:
         report.add(SIGNOFFS, "inconsistent", f"no approval of the signed version of {', '.join(missing[:5])}")
 
 
-def verify_release(bundle_dir: Path, *, public_key: bytes | None = None) -> VerifyReport:
-    """Check a bundle; ``public_key`` (raw 32 bytes) requires that signer."""
+def _objects(document: dict[str, Any], key: str, report: VerifyReport) -> list[dict[str, Any]]:
+    """The objects of a list under ``key``; a crafted file may put anything there."""
+    value = document.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        report.add(SIGNOFFS, "malformed", f"{key} is a JSON {type(value).__name__}, not an array")
+        return []
+    return [item for item in value if isinstance(item, dict)]
+
+
+def verify_release(
+    bundle_dir: Path, *, public_key: bytes | None = None, trusted: Mapping[bytes, str] | None = None
+) -> VerifyReport:
+    """Check a bundle; ``public_key`` (raw 32 bytes) requires that signer, else the
+    signer must be one of ``trusted`` (raw key -> who; None checks no trust at all)."""
     report = VerifyReport(bundle=str(bundle_dir))
     try:
         if not bundle_dir.is_dir():
@@ -420,7 +466,8 @@ def verify_release(bundle_dir: Path, *, public_key: bytes | None = None) -> Veri
             report.add(str(bundle_dir), "unreadable", "no such folder" if not bundle_dir.exists() else "not a folder")
             return report
         entries = _bundle_entries(bundle_dir)
-        raw = {name: (bundle_dir / name).read_bytes() for name in (MANIFEST, SIGNATURE) if _plain(bundle_dir / name)}
+        raw = {name: _read_at_most(bundle_dir / name, MAX_SIGNED_FILE_BYTES) for name in (MANIFEST, SIGNATURE)}
+        raw = {name: data for name, data in raw.items() if _plain(bundle_dir / name)}
     except OSError as exc:
         report.readable = False
         report.add(str(bundle_dir), "unreadable", str(exc.strerror or exc))
@@ -430,7 +477,7 @@ def verify_release(bundle_dir: Path, *, public_key: bytes | None = None) -> Veri
             report.add(name, "missing" if name not in entries else "not-a-file", "every bundle has one, as a file")
     manifest = None
     if len(raw) == 2:
-        manifest = _check_signature(raw[MANIFEST], raw[SIGNATURE], public_key, report)
+        manifest = _check_signature(raw[MANIFEST], raw[SIGNATURE], public_key, trusted, report)
     elif MANIFEST in raw:
         manifest = _parse_manifest(raw[MANIFEST], report)
     if manifest is not None:

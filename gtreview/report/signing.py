@@ -5,6 +5,11 @@ that person, not to the project folder (which is shared, copied and backed up).
 Keys live in the per-user data folder, one ``NAME.key`` (PKCS#8 PEM, mode 0600) and
 one ``NAME.pub`` (the raw 32-byte public key in base64, one line) per reviewer; the
 public half is what a reader of a bundle pins with ``--public-key``.
+
+Anyone can make a key and sign a bundle with it, so a valid signature says nothing
+until the key is one the reader trusts: their own reviewer keys, and the keys listed
+in a trusted-keys file in the user config folder (``BASE64KEY NAME`` a line, as
+ssh's authorized_keys), which ``gtreview keys trust FILE.pub`` adds to.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from platformdirs import user_data_path
+from platformdirs import user_config_path, user_data_path
 from pydantic import BaseModel
 
 from gtreview.core.errors import UserError
@@ -60,6 +65,10 @@ class SigningKey:
 
 def default_key_dir() -> Path:
     return user_data_path("gtreview", appauthor=False) / "keys"
+
+
+def default_trusted_keys_file() -> Path:
+    return user_config_path("gtreview", appauthor=False) / "trusted_keys.txt"
 
 
 def b64(raw: bytes) -> str:
@@ -158,11 +167,26 @@ def list_reviewer_keys(key_dir: Path | None = None) -> list[ReviewerKey]:
     return keys
 
 
+MAX_KEY_FILE_BYTES = 64 * 1024
+
+
+def _read_key_bytes(path: Path) -> bytes:
+    # Read at most the limit plus one byte: the size stat() reports bounds nothing
+    # (it is 0 for /dev/zero), and a key file is a few hundred bytes.
+    if path.is_dir():
+        raise SigningKeyError(f"{path}: is a folder, not a key file")
+    with path.open("rb") as handle:
+        data = handle.read(MAX_KEY_FILE_BYTES + 1)
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise SigningKeyError(f"{path}: over {MAX_KEY_FILE_BYTES // 1024} KiB, not a key file")
+    return data
+
+
 def load_private_key_file(path: Path) -> Ed25519PrivateKey:
     """Read a PEM Ed25519 private key, refusing one that other users can read (as ssh does)."""
     try:
         mode = path.stat().st_mode
-        data = path.read_bytes()
+        data = _read_key_bytes(path)
     except OSError as exc:
         raise SigningKeyError(f"{path}: {exc.strerror or exc}") from None
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
@@ -201,7 +225,7 @@ def resolve_signing_key(spec: str, key_dir: Path | None = None) -> SigningKey:
 def read_public_key_file(path: Path) -> bytes:
     """A public key to pin: a ``.pub`` file (base64 raw key) or a PEM public key."""
     try:
-        data = path.read_bytes()
+        data = _read_key_bytes(path)
     except OSError as exc:
         raise SigningKeyError(f"{path}: {exc.strerror or exc}") from None
     if data.lstrip().startswith(b"-----BEGIN"):
@@ -219,3 +243,74 @@ def read_public_key_file(path: Path) -> bytes:
     if len(raw) != 32:
         raise SigningKeyError(f"{path}: an Ed25519 public key is 32 bytes, this one is {len(raw)}")
     return raw
+
+
+MAX_TRUST_FILE_BYTES = 1024 * 1024
+
+
+def read_trusted_keys(path: Path | None = None) -> dict[bytes, str]:
+    """Trusted public keys (raw bytes -> who) from a trusted-keys file; none if it is absent.
+
+    Blank lines and ``#`` comments are skipped; any other line that is not a base64
+    Ed25519 key and a name is refused naming the line, so a typo cannot silently
+    distrust (or trust) someone.
+    """
+    file = path if path is not None else default_trusted_keys_file()
+    try:
+        with file.open("rb") as handle:
+            data = handle.read(MAX_TRUST_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise SigningKeyError(f"{file}: {exc.strerror or exc}") from None
+    if len(data) > MAX_TRUST_FILE_BYTES:
+        raise SigningKeyError(f"{file}: over {MAX_TRUST_FILE_BYTES // 1024} KiB, not a trusted-keys file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SigningKeyError(f"{file}: not UTF-8 text") from None
+    trusted: dict[bytes, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        encoded, _, name = line.strip().partition(" ")
+        try:
+            raw = strict_b64decode(encoded)
+        except SigningKeyError:
+            raw = b""
+        if len(raw) != 32 or not name.strip():
+            raise SigningKeyError(f"{file}: line {number} is not 'BASE64KEY NAME' with a 32-byte Ed25519 key")
+        trusted[raw] = name.strip()
+    return trusted
+
+
+def add_trusted_key(raw_public: bytes, name: str, path: Path | None = None) -> Path:
+    """Add a key to the trusted-keys file (created if need be); returns the file's path."""
+    file = path if path is not None else default_trusted_keys_file()
+    label = " ".join(name.split())
+    if len(raw_public) != 32 or not label:
+        raise SigningKeyError("a trusted key needs a 32-byte Ed25519 public key and a name")
+    existing = read_trusted_keys(file)
+    if existing.get(raw_public) == label:
+        return file
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        with file.open("a", encoding="utf-8") as handle:
+            handle.write(f"{b64(raw_public)} {label}\n")
+    except OSError as exc:
+        raise SigningKeyError(f"{file}: {exc.strerror or exc}") from None
+    return file
+
+
+def own_public_keys(key_dir: Path | None = None) -> dict[bytes, str]:
+    """The public halves of this user's reviewer keys: bundles they signed are trusted."""
+    folder = key_dir if key_dir is not None else default_key_dir()
+    if not folder.is_dir():
+        return {}
+    own: dict[bytes, str] = {}
+    for path in sorted(folder.glob(f"*{PUBLIC_SUFFIX}")):
+        try:
+            own[read_public_key_file(path)] = f"{path.stem} (your reviewer key)"
+        except SigningKeyError:
+            continue  # a damaged .pub trusts nobody; `keys create` rewrites it
+    return own

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine, insert
-from sqlmodel import Session, col, select
+from sqlalchemy import Engine
+from sqlalchemy import insert as sa_insert
+from sqlmodel import Session, SQLModel, col, select
 
 from gtreview.core import corpus as model
 from gtreview.core.errors import UserError
@@ -25,87 +26,109 @@ class CorpusImportReport(BaseModel):
     unchanged: list[str] = Field(default_factory=list)
 
 
-# The most child rows (pages, passages, table rows) one import transaction writes, so the
-# write lock is held for a fraction of a second and a concurrent save, pass or import
-# waits briefly instead of timing out. A document is never split: one larger than this
-# is a transaction of its own.
+# One import transaction writes at most this many child rows (pages, passages, table
+# rows) or documents of this many bytes, so the write lock is held for a fraction of a
+# second (a concurrent save, pass or import waits briefly instead of timing out) and the
+# documents waiting to be written hold little memory. A document is never split: one
+# larger than this is a transaction of its own.
 BATCH_ROWS = 20_000
+BATCH_BYTES = 256 * 1024
 
 
 def import_documents(
-    engine: Engine, documents: Sequence[model.ParsedDocument], *, batch_rows: int = BATCH_ROWS
+    engine: Engine,
+    documents: Iterable[model.ParsedDocument],
+    *,
+    batch_rows: int = BATCH_ROWS,
+    report: CorpusImportReport | None = None,
 ) -> CorpusImportReport:
     """Store ``documents``, each whole, in short transactions of about ``batch_rows`` rows.
 
-    A document whose bytes are already in the project (same sha256) is skipped, so
-    importing the same files again changes nothing, and two imports of one corpus at once
-    give one copy of each document (each batch looks again, under the write lock, for
-    what another import has stored meanwhile). A different file under a name already
-    taken is refused, before anything is written, rather than silently replacing what
-    locators point at. A killed import leaves whole documents only; rerunning it stores
-    the rest.
+    ``documents`` may be a generator that parses each file when asked: a batch is
+    written as soon as it is full and let go, so an import holds about one batch of
+    parsed files in memory, not the whole corpus. A document whose bytes are already in
+    the project (same sha256) is skipped, so importing the same files again changes
+    nothing, and two imports of one corpus at once give one copy of each document (each
+    batch looks again, under the write lock, for what another import stored meanwhile).
+    A different file under a name already taken is refused rather than silently
+    replacing what locators point at. An import stopped half-way (an error, a kill)
+    leaves whole documents only, named in ``report`` (pass one in to read it after an
+    error); rerunning it stores the rest.
     """
-    report = CorpusImportReport()
+    report = report if report is not None else CorpusImportReport()
     with Session(engine) as session:
         known = {row.sha256: row.name for row in session.exec(select(tables.Document))}
-    pending = _new_documents(documents, known, report)
-    for batch in _batches(pending, batch_rows):
-        added, unchanged = [], []
-        with write_session(engine) as session:
-            stored = {row.sha256: row.name for row in session.exec(select(tables.Document))}
-            for document in batch:
-                if document.sha256 in stored:  # another import stored it meanwhile
-                    unchanged.append(document.name)
-                elif document.name in stored.values():
-                    raise DocumentConflictError(
-                        f"{document.name}: another import stored a different file with this name meanwhile; "
-                        f"{len(report.added)} documents were imported before it, the rest were not"
-                    )
-                else:
-                    _add_document(session, document)
-                    added.append(document.name)
-            session.commit()
-        report.added.extend(added)
-        report.unchanged.extend(unchanged)
-    return report
-
-
-def _new_documents(
-    documents: Sequence[model.ParsedDocument], known: dict[str, str], report: CorpusImportReport
-) -> list[model.ParsedDocument]:
-    """The documents not yet stored; a conflicting name refuses the whole import at once."""
     taken = set(known.values())
-    seen_in_batch: set[str] = set()
-    pending = []
+    seen: set[str] = set()
+    batch: list[model.ParsedDocument] = []
+    rows = size = 0
     for document in documents:
-        if document.sha256 in known or document.sha256 in seen_in_batch:
+        if document.sha256 in known or document.sha256 in seen:
             report.unchanged.append(document.name)
             continue
         if document.name in taken:
             raise DocumentConflictError(
-                f"{document.name}: a different file with this name is already in the project; nothing was imported"
+                f"{document.name}: a different file with this name is already in the project; " + stored_so_far(report)
             )
-        seen_in_batch.add(document.sha256)
+        seen.add(document.sha256)
         taken.add(document.name)
-        pending.append(document)
-    return pending
+        if batch and (rows + _rows(document) > batch_rows or size + document.size_bytes > BATCH_BYTES):
+            _store_batch(engine, batch, report)
+            batch, rows, size = [], 0, 0
+        batch.append(document)
+        rows += _rows(document)
+        size += document.size_bytes
+    if batch:
+        _store_batch(engine, batch, report)
+    return report
+
+
+def stored_so_far(report: CorpusImportReport) -> str:
+    """What an import stopped half-way leaves, in words."""
+    if not report.added:
+        return "nothing was imported"
+    return f"{len(report.added)} documents before it were imported (importing again skips them), the rest were not"
+
+
+def _store_batch(engine: Engine, batch: list[model.ParsedDocument], report: CorpusImportReport) -> None:
+    added, unchanged = [], []
+    with write_session(engine) as session:
+        stored = {row.sha256: row.name for row in session.exec(select(tables.Document))}
+        for document in batch:
+            if document.sha256 in stored:  # another import stored it meanwhile
+                unchanged.append(document.name)
+            elif document.name in stored.values():
+                raise DocumentConflictError(
+                    f"{document.name}: another import stored a different file with this name meanwhile; "
+                    + stored_so_far(report)
+                )
+            else:
+                _add_document(session, document)
+                added.append(document.name)
+        session.commit()
+    report.added.extend(added)
+    report.unchanged.extend(unchanged)
 
 
 def _rows(document: model.ParsedDocument) -> int:
     return 1 + len(document.pages) + len(document.passages) + len(document.rows)
 
 
-def _batches(documents: list[model.ParsedDocument], batch_rows: int) -> Iterator[list[model.ParsedDocument]]:
-    batch: list[model.ParsedDocument] = []
-    size = 0
-    for document in documents:
-        if batch and size + _rows(document) > batch_rows:
-            yield batch
-            batch, size = [], 0
-        batch.append(document)
-        size += _rows(document)
-    if batch:
-        yield batch
+INSERT_CHUNK = 2000  # rows per executemany: bounded memory for the parameters of one call
+
+
+def _insert_chunks(session: Session, table: type[SQLModel], rows: Iterable[dict[str, object]]) -> None:
+    # Core inserts, in chunks: ORM objects for every page and passage of a 200 MB file
+    # would each hold their text until the commit.
+    statement = sa_insert(table)
+    chunk: list[dict[str, object]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= INSERT_CHUNK:
+            session.execute(statement, chunk)
+            chunk = []
+    if chunk:
+        session.execute(statement, chunk)
 
 
 def _add_document(session: Session, document: model.ParsedDocument) -> None:
@@ -123,40 +146,40 @@ def _add_document(session: Session, document: model.ParsedDocument) -> None:
     session.add(row)
     session.flush()
     assert row.id is not None
-    # Bulk inserts (one executemany per table), not one ORM object per row: a large
-    # document's transaction is then short.
-    if document.pages:
-        session.execute(
-            insert(tables.DocumentPage),
-            [{"document_id": row.id, "number": page.number, "text": "\n".join(page.lines)} for page in document.pages],
-        )
-    if document.passages:
-        session.execute(
-            insert(tables.Passage),
-            [
-                {
-                    "document_id": row.id,
-                    "page": p.page,
-                    "line_start": p.line_start,
-                    "line_end": p.line_end,
-                    "text": p.text,
-                }
-                for p in document.passages
-            ],
-        )
-    if document.rows:
-        session.execute(
-            insert(tables.TableRow),
-            [
-                {
-                    "document_id": row.id,
-                    "row_index": r.index,
-                    "row_key": r.key,
-                    "cells_json": json.dumps(r.cells, ensure_ascii=False),
-                }
-                for r in document.rows
-            ],
-        )
+    document_id = row.id
+    _insert_chunks(
+        session,
+        tables.DocumentPage,
+        ({"document_id": document_id, "number": page.number, "text": "\n".join(page.lines)} for page in document.pages),
+    )
+    _insert_chunks(
+        session,
+        tables.Passage,
+        (
+            {
+                "document_id": document_id,
+                "page": p.page,
+                "line_start": p.line_start,
+                "line_end": p.line_end,
+                "text": p.text,
+            }
+            for p in document.passages
+        ),
+    )
+    _insert_chunks(
+        session,
+        tables.TableRow,
+        (
+            {
+                "document_id": document_id,
+                "row_index": r.index,
+                "row_key": r.key,
+                "cells_json": json.dumps(r.cells, ensure_ascii=False),
+            }
+            for r in document.rows
+        ),
+    )
+    session.expunge(row)  # nothing of this document stays in the session's memory
 
 
 def list_documents(engine: Engine) -> list[tables.Document]:

@@ -99,7 +99,7 @@ def test_controls_are_paragraphs(tmp_path: Path) -> None:
     path.write_text("\n\n", encoding="utf-8")
     with pytest.raises(ProbeSetupError, match="holds no text"):
         read_controls(path)
-    with pytest.raises(ProbeSetupError, match="cannot read"):
+    with pytest.raises(ProbeSetupError, match=r"missing\.txt: no such file"):
         read_controls(tmp_path / "missing.txt")
 
 
@@ -151,3 +151,9 @@ def test_refusals_and_failures_are_one_line(sample: Project, tmp_path: Path) -> 
 
     with pytest.raises(ProbeFailed, match="model worker died"):
         run_memorisation_probes(sample.engine, {"base": dies, "tuned": dies}, passages=4)
+
+
+def test_controls_that_never_end_are_refused_after_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("gtreview.app.probes.MAX_DATA_FILE_BYTES", 4096)  # not 512 MiB of zeros in a test
+    with pytest.raises(ProbeSetupError, match="/dev/zero: refused: larger than the 4,096 bytes limit"):
+        read_controls(Path("/dev/zero"))

@@ -99,7 +99,7 @@ def test_a_price_file_extends_or_replaces_the_defaults(tmp_path: Path) -> None:
     path.write_text("[1, 2]")
     with pytest.raises(PriceTableError, match="expected a JSON object"):
         load_price_table(path)
-    with pytest.raises(PriceTableError, match="cannot read"):
+    with pytest.raises(PriceTableError, match=r"missing\.json: no such file"):
         load_price_table(tmp_path / "missing.json")
 
 
@@ -112,3 +112,12 @@ def test_stage_usage_counts_every_reply() -> None:
     assert priced.cost_usd == 0.002 and usage.cost_usd == 0.0
     assert total_cost([priced, priced]) == 0.004
     assert total_cost([priced, usage.priced(PriceTable(prices={}), ["x"])]) == "unknown"
+
+
+def test_a_deeply_nested_or_endless_price_file_is_one_line(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(PriceTableError, match=r"deep\.json: not valid JSON \(nested deeper than 200 levels\)"):
+        load_price_table(deep)
+    with pytest.raises(PriceTableError, match="/dev/zero: refused: larger than the 16 MiB limit"):
+        load_price_table(Path("/dev/zero"))

@@ -263,3 +263,41 @@ def test_interop_rubric_evidence(interop_dir: Path) -> None:
 
 def assert_one_sentence(reason: str) -> None:
     assert reason and "\n" not in reason and reason.endswith(".")
+
+
+# --- hostile input ----------------------------------------------------------------
+
+LONG = 100_000
+
+
+@pytest.mark.parametrize(
+    "locator",
+    [
+        "book=" + "a " * LONG + "x",
+        "page=2, lines=" + " " * LONG + "x",
+        "MINERAL=Malachite, columns" + " " * LONG + "x",
+        "MINERAL=Malachite, MINERAL_TYPE" + " " * LONG + "and" + " " * LONG + "x",
+        "MINERAL=Malachite, " + " ," * LONG + "x",
+        "MINERAL" + " " * LONG + "x",
+    ],
+    ids=["book", "lines", "column-prefix", "column-split", "commas", "key"],
+)
+def test_long_adversarial_locators_are_answered(docs: list[ParsedDocument], locator: str) -> None:
+    for source in ("reports/1894_yudnamutana.txt", "mineralogy.csv"):
+        result = resolve_locator(source, locator, docs)
+        assert result.status is LocatorStatus.UNRESOLVED and result.reason
+
+
+def test_column_list_with_long_runs_of_spaces_still_resolves(docs: list[ParsedDocument]) -> None:
+    locator = "MINERAL=Malachite, columns" + " " * LONG + "MINERAL_TYPE" + " " * LONG + "and WEATHERING_PRODUCT"
+    result = resolve_locator("mineralogy.csv", locator, docs)
+    assert result.status is LocatorStatus.RESOLVED
+    assert result.cells[0].values == ("ORE", "Y")
+
+
+@pytest.mark.parametrize("digits", ["1234567890", "9" * 5000])
+def test_huge_page_or_line_number_is_unresolved_not_a_crash(docs: list[ParsedDocument], digits: str) -> None:
+    for locator in (f"page={digits}, lines=1", f"page=2, lines=1-{digits}"):
+        result = resolve_locator("reports/1894_yudnamutana.txt", locator, docs)
+        assert result.status is LocatorStatus.UNRESOLVED
+        assert_one_sentence(result.reason)

@@ -306,3 +306,41 @@ def test_pdf_that_cannot_be_opened(tmp_path: Path) -> None:
     assert "cannot be opened as a PDF" in message
     truncated = make_pdf(tmp_path / "full.pdf", [["text"]]).read_bytes()[:300]
     assert "cannot be opened as a PDF" in refusal(write(tmp_path, "cut.pdf", truncated))
+
+
+# --- hostile input ----------------------------------------------------------------
+
+ADVERSARIAL_LINE = 100_000  # the old marker pattern was cubic: 811 bytes took 10 s
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "===" + " " * ADVERSARIAL_LINE + "x",
+        "=== page 1" + " " * ADVERSARIAL_LINE + "x",
+        "[ " * (ADVERSARIAL_LINE // 2) + "x",
+        "--- [ page [ 7" + " ] " * (ADVERSARIAL_LINE // 3) + "x",
+        "=== page " + "1" * ADVERSARIAL_LINE + " x",
+    ],
+    ids=["spaces-after-rule", "spaces-after-number", "brackets", "closing-brackets", "digits"],
+)
+def test_long_adversarial_line_is_text_not_a_marker(tmp_path: Path, line: str) -> None:
+    doc = parse_file(write(tmp_path, "r.txt", f"=== page 3 ===\n{line}\nend\n"))
+    assert [page.number for page in doc.pages] == [3]
+    assert doc.pages[0].lines == (line, "end")
+
+
+def test_marker_with_spaces_and_brackets_still_numbers_the_page(tmp_path: Path) -> None:
+    doc = parse_file(write(tmp_path, "r.txt", "  [ ===  [ Page [ 12 ] ]  === ]  \nbody\n"))
+    assert [(page.number, page.lines) for page in doc.pages] == [(12, ("body",))]
+
+
+@pytest.mark.parametrize("digits", ["1000001", "9" * 25, "1" * 5000])
+def test_huge_page_number_is_refused_in_one_line(tmp_path: Path, digits: str) -> None:
+    message = refusal(write(tmp_path, "r.txt", f"=== page {digits} ===\nbody\n"))
+    assert "names a page over 1,000,000" in message
+
+
+def test_csv_unterminated_quote_is_refused_naming_its_line(tmp_path: Path) -> None:
+    message = refusal(write(tmp_path, "t.csv", 'K,V\na,1\nb,"2\nc,3\nd,4\n'))
+    assert 'line 3 opens a quoted field (") that is never closed' in message

@@ -21,9 +21,10 @@ from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import rubric_from_json_text
 from gtreview.interop.grading_guide import render_grading_guide
-from gtreview.report import release
+from gtreview.report import release, signing
 from gtreview.report.release import QUESTION_FIELDS, ReleaseError, create_release, verify_release
 from gtreview.report.signing import (
+    SigningKey,
     SigningKeyError,
     ensure_reviewer_key,
     list_reviewer_keys,
@@ -134,6 +135,34 @@ def test_one_changed_byte_anywhere_fails_naming_the_file(copy: Path, name: str) 
     assert verify_release(copy).ok
 
 
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"signoffs": 5, "approvals": [], "released_signoff": 1},
+        {"signoffs": [], "approvals": [{"content_hash": ["unhashable"]}], "released_signoff": 1},
+        {"signoffs": "text", "approvals": {"a": 1}},
+        "[" * 100_000,
+    ],
+    ids=["number-for-list", "unhashable-hash", "wrong-types", "deep"],
+)
+def test_a_crafted_signoffs_file_is_a_finding_not_a_crash(copy: Path, document: object) -> None:
+    text = document if isinstance(document, str) else json.dumps(document)
+    (copy / "signoffs.json").write_text(text, encoding="utf-8")
+    report = verify_release(copy)
+    assert not report.ok and report.readable
+    assert {"signoffs.json"} <= report.changed_files
+    assert all("\n" not in problem.one_line() for problem in report.problems)
+
+
+def test_a_grown_file_is_read_only_as_far_as_its_listed_size(copy: Path) -> None:
+    listed = (copy / "questions.json").stat().st_size
+    with (copy / "questions.json").open("ab") as handle:
+        handle.write(b" " * 1_000_000)
+    report = verify_release(copy)
+    (problem,) = [p for p in report.problems if p.files == ["questions.json"]]
+    assert problem.kind == "hash-mismatch" and f"a different size ({listed + 1_000_000} bytes)" in problem.detail
+
+
 def test_a_missing_file_an_extra_file_and_an_extra_folder_are_named(copy: Path) -> None:
     (copy / "questions.json").unlink()
     (copy / "notes.txt").write_text("hello", encoding="utf-8")
@@ -164,23 +193,56 @@ def test_a_re_signed_bundle_is_valid_but_fails_when_the_signer_is_pinned(
     copy: Path, signed: Signed, tmp_path: Path
 ) -> None:
     """Whoever holds a key can sign a bundle; --public-key is how a reader trusts only the reviewer."""
-    mallory = load_signing_key(ensure_reviewer_key("mallory", tmp_path / "keys").name, tmp_path / "keys")
-    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
-    manifest["signer"] = {"name": "mallory", "public_key": base64.b64encode(mallory.public_key).decode()}
-    data = release._dump(manifest)
-    (copy / "manifest.json").write_bytes(data)
-    signature = release.SignatureFile(
-        signer="mallory",
-        public_key=manifest["signer"]["public_key"],
-        signed_sha256=release._sha256(data),
-        signature=base64.b64encode(mallory.private_key.sign(data)).decode(),
-    )
-    (copy / "signature.json").write_bytes(release._dump(signature.model_dump()))
+    re_sign(copy, load_signing_key(ensure_reviewer_key("mallory", tmp_path / "keys").name, tmp_path / "keys"))
     assert verify_release(copy).ok
     geo_pub = read_public_key_file(signed.key_dir / "geo.pub")
     pinned = verify_release(copy, public_key=geo_pub)
     assert [(p.files, p.kind) for p in pinned.problems] == [(["signature.json"], "untrusted-signer")]
     assert verify_release(signed.bundle, public_key=geo_pub).ok
+
+
+def re_sign(bundle: Path, key: SigningKey, signer: str | None = None) -> None:
+    """Sign ``bundle`` again with ``key``, as anyone holding a key can."""
+    name = signer or key.name
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    manifest["signer"] = {"name": name, "public_key": base64.b64encode(key.public_key).decode()}
+    data = release._dump(manifest)
+    (bundle / "manifest.json").write_bytes(data)
+    signature = release.SignatureFile(
+        signer=name,
+        public_key=manifest["signer"]["public_key"],
+        signed_sha256=release._sha256(data),
+        signature=base64.b64encode(key.private_key.sign(data)).decode(),
+    )
+    (bundle / "signature.json").write_bytes(release._dump(signature.model_dump()))
+
+
+def test_a_bundle_re_signed_under_the_reviewers_name_is_untrusted(copy: Path, signed: Signed, tmp_path: Path) -> None:
+    """Without --public-key, a valid signature is not enough: the key must be a trusted one."""
+    mallory = load_signing_key(ensure_reviewer_key("mallory", tmp_path / "keys").name, tmp_path / "keys")
+    re_sign(copy, mallory, signer="geo")  # a forger may claim any name
+    geo = read_public_key_file(signed.key_dir / "geo.pub")
+    report = verify_release(copy, trusted={geo: "geo"})
+    assert not report.ok and report.trusted_as is None
+    assert [(p.files, p.kind) for p in report.problems] == [(["signature.json"], "untrusted-signer")]
+    fingerprint = signing.fingerprint(mallory.public_key)
+    assert f"signature valid but signed by an untrusted key {fingerprint}" in report.problems[0].detail
+    assert not verify_release(copy, trusted={}).ok
+    trusted = verify_release(signed.bundle, trusted={geo: "geo"})
+    assert trusted.ok and trusted.trusted_as == "geo"
+
+
+def test_trusted_keys_file_round_trip_and_refusals(signed: Signed, tmp_path: Path) -> None:
+    trust_file = tmp_path / "config" / "trusted_keys.txt"
+    assert signing.read_trusted_keys(trust_file) == {}
+    geo = read_public_key_file(signed.key_dir / "geo.pub")
+    signing.add_trusted_key(geo, "Geo  Logist", trust_file)
+    signing.add_trusted_key(geo, "Geo Logist", trust_file)  # once only
+    assert signing.read_trusted_keys(trust_file) == {geo: "Geo Logist"}
+    assert len(trust_file.read_text(encoding="utf-8").splitlines()) == 1
+    trust_file.write_text("# reviewers\n\nnot-a-key someone\n", encoding="utf-8")
+    with pytest.raises(SigningKeyError, match="line 3 is not 'BASE64KEY NAME'"):
+        signing.read_trusted_keys(trust_file)
 
 
 def test_the_private_key_is_private_and_never_in_the_bundle(signed: Signed) -> None:
@@ -278,6 +340,20 @@ def test_cli_keys_release_and_verify(signed: Signed, tmp_path: Path, capsys: pyt
     assert cli(["release", "verify", str(bundle), "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
     assert result["ok"] is False and "rubric.json" in result["changed_files"]
+    # Without --public-key the signer must be trusted: ann's key is in no trusted place yet.
+    fresh = tmp_path / "fresh"
+    assert cli([*argv[:-1], str(fresh), *project]) == 0
+    capsys.readouterr()
+    trust = ["--trusted-keys", str(tmp_path / "trusted.txt"), "--key-dir", str(tmp_path / "no-keys")]
+    assert cli(["release", "verify", str(fresh), *trust]) == 1
+    out = capsys.readouterr().out
+    assert "signature valid but signed by an untrusted key" in out and "INVALID" in out
+    assert cli(["keys", "trust", str(tmp_path / "keys" / "ann.pub"), "--name", "Ann", trust[0], trust[1]]) == 0
+    assert "trusted Ann" in capsys.readouterr().out
+    assert cli(["release", "verify", str(fresh), *trust]) == 0
+    assert "valid" in (out := capsys.readouterr().out) and "trusted as Ann" in out
+    assert cli(["release", "verify", str(fresh), "--key-dir", keys, trust[0], str(tmp_path / "none.txt")]) == 0
+    assert "ann (your reviewer key)" in capsys.readouterr().out
     assert cli(["release", "verify", str(tmp_path / "nowhere")]) == 2
     assert "no such folder" in capsys.readouterr().out
     assert cli(["release", "create", "--set", "1", "--key", "nobody", "--key-dir", keys, "-o", "x", *project]) == 2

@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,61 @@ def test_two_imports_of_one_corpus_at_once_store_it_once(project) -> None:  # ty
     assert sorted(d.name for d in list_documents(project.engine)) == sorted(d.name for d in documents)
     for report in reports:  # each import accounts for every document: stored by it or found stored
         assert sorted(report.added + report.unchanged) == sorted(d.name for d in documents)
+
+
+def _report_text(pages: int, seed: int) -> str:
+    lines = []
+    for page in range(1, pages + 1):
+        lines.append(f"=== Page {page} ===")
+        lines += [f"Report {seed}, page {page}: the lode carries quartz and iron oxide, line {n}." for n in range(40)]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _import_peak(engine, files: list[Path]) -> int:  # type: ignore[no-untyped-def]
+    tracemalloc.start()
+    try:
+        import_corpus(engine, files)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_import_holds_one_parsed_file_at_a_time(tmp_path: Path) -> None:
+    """Memory, not time: importing six files peaks near importing one, not six times it
+    (every file used to be parsed and held before the first was stored)."""
+    files = []
+    for seed in range(7):
+        path = tmp_path / "corpus" / f"report{seed}.txt"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(_report_text(60, seed), encoding="utf-8")  # about 200 kB each
+        files.append(path)
+    one, six = open_project(tmp_path / "one"), open_project(tmp_path / "six")
+    try:
+        _import_peak(one.engine, files[:1])  # warm: imports and caches allocated once
+        _import_peak(six.engine, files[:1])
+        single = _import_peak(one.engine, [files[1]])
+        several = _import_peak(six.engine, files[1:])
+        assert several < 2 * single, (several, single)
+        assert len(list_documents(six.engine)) == 7
+    finally:
+        one.close()
+        six.close()
+
+
+def test_a_bad_last_file_is_named_and_says_what_was_stored_before_it(project, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"a{n}.txt").write_text(_report_text(2, n), encoding="utf-8")
+    (folder / "z.csv").write_text('K,V\na,"1\nb,2\n', encoding="utf-8")
+    with pytest.raises(CorpusImportError, match=r"z\.csv: line 2 opens a quoted field .* \(nothing was imported\)"):
+        import_corpus(project.engine, [folder])  # the small files wait in one batch: none was written
+    assert list_documents(project.engine) == []
+    monkeypatch.setattr("gtreview.store.corpus_repo.BATCH_BYTES", 1)  # every file a transaction of its own
+    with pytest.raises(
+        CorpusImportError,
+        match=r"z\.csv: .* \(3 documents before it were imported \(importing again skips them\), the rest were not\)",
+    ):
+        import_corpus(project.engine, [folder])
+    assert [d.name for d in list_documents(project.engine)] == [f"many/a{n}.txt" for n in range(3)]  # whole documents

@@ -23,6 +23,7 @@ from gtreview.core.errors import UserError
 from gtreview.core.grade_check import RecordCheck, check_record
 from gtreview.core.grading import record_to_contract
 from gtreview.core.rubric import Rubric
+from gtreview.files import write_text_atomic
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.interop.harness_files import question_for, read_answers
@@ -129,8 +130,8 @@ class ScoreResult(BaseModel):
 
 
 def _write(path: Path | None, data: Any) -> None:
-    if path is not None:
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if path is not None:  # beside the target, then renamed: a full disk keeps the previous output
+        write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def judgement_record(judgement: Judgement) -> dict[str, Any]:

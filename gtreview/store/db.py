@@ -6,6 +6,7 @@ transaction in flight) with foreign keys enforced on every connection.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
@@ -51,9 +52,42 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the database to ``revision`` (head by default) in one transaction."""
+def migrate(engine: Engine, revision: str = "head", *, verify: Callable[[Connection], None] | None = None) -> None:
+    """Bring the database to ``revision`` (head by default) in one transaction: a step
+    that fails, or a ``verify`` that raises, rolls every step back, so the database is
+    left at the revision it had (never half-migrated, unopenable for good).
+
+    SQLite's DDL is transactional, but pysqlite only begins a transaction before an
+    INSERT/UPDATE/DELETE: a migration's CREATE TABLE ran in autocommit and stayed when a
+    later step failed ("table run already exists" on every later try). So the BEGIN is
+    issued here, before the first step. Foreign keys are off while the steps run (as
+    SQLite's ALTER TABLE procedure asks: a batch step copies a table and drops the old
+    one, which would cascade into the rows that refer to it) and checked before commit.
+    """
     config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # a no-op inside a transaction
+        connection.commit()
+        try:
+            with connection.begin():
+                if not connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+                    connection.exec_driver_sql("BEGIN IMMEDIATE")  # unless a begin hook already did
+                config.attributes["connection"] = connection
+                command.upgrade(config, revision)
+                _check_foreign_keys(connection)
+                if verify is not None:
+                    verify(connection)
+        finally:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
+
+
+class MigrationError(Exception):
+    """A migration that would leave rows pointing at rows that are not there."""
+
+
+def _check_foreign_keys(connection: Connection) -> None:
+    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if broken:
+        table, rowid, parent = broken[0][0], broken[0][1], broken[0][2]
+        raise MigrationError(f"{len(broken)} rows refer to missing rows (first: {table} row {rowid} -> {parent})")

@@ -12,13 +12,13 @@ import gtreview.store.tables  # noqa: F401 - registers the tables on SQLModel.me
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.store import sets_repo
 from gtreview.store.db import current_revision, head_revision, make_engine, migrate
-from gtreview.store.project import DB_FILE, ProjectError, open_project
+from gtreview.store.project import DB_FILE, ProjectError, create_project, open_project
 from tests.rubric_factory import rubric
 
 
 @pytest.fixture()
 def project(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = open_project(tmp_path / "proj")
+    opened = create_project(tmp_path / "proj")
     yield opened
     opened.close()
 
@@ -139,7 +139,7 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
     engine.dispose()
     assert current_revision(make_engine(folder / DB_FILE)) == "0001"
 
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         assert current_revision(project.engine) == head_revision()
         with project.engine.connect() as connection:
@@ -156,7 +156,7 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
 
 def test_database_from_a_newer_gtreview_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "future"
-    open_project(folder).close()
+    create_project(folder).close()
     engine = make_engine(folder / DB_FILE)
     with engine.begin() as connection:
         connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
@@ -167,4 +167,4 @@ def test_database_from_a_newer_gtreview_is_refused(tmp_path: Path) -> None:
 
 def test_opening_a_missing_project_without_create(tmp_path: Path) -> None:
     with pytest.raises(ProjectError, match="not a gtreview project"):
-        open_project(tmp_path / "nothing", create=False)
+        open_project(tmp_path / "nothing")

@@ -9,6 +9,7 @@ from sqlalchemy.exc import DatabaseError
 from sqlmodel import SQLModel
 
 import gtreview.store.tables  # noqa: F401 - registers the tables on SQLModel.metadata
+from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.store import sets_repo
 from gtreview.store.db import current_revision, head_revision, make_engine, migrate
@@ -132,9 +133,9 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
         connection.execute(
             text(
                 "INSERT INTO question_version (question_id, version, content_json, content_hash, author, comment, created_at) "
-                "VALUES (1, 1, :content, 'h', 'old', '', '2025-01-01 00:00:00')"
+                "VALUES (1, 1, :content, :hash, 'old', '', '2025-01-01 00:00:00')"
             ),
-            {"content": json.dumps(question)},
+            {"content": json.dumps(question), "hash": canonical_hash(question)},
         )
     engine.dispose()
     assert current_revision(make_engine(folder / DB_FILE)) == "0001"

@@ -66,11 +66,14 @@ def migrate(engine: Engine, revision: str = "head", *, verify: Callable[[Connect
     """
     config = alembic_config()
     with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # a no-op inside a transaction
-        connection.commit()
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        # on the driver's connection, outside any transaction a begin hook might open:
+        # inside one, SQLite ignores this pragma
+        _driver_pragma(raw, "foreign_keys=OFF")
         try:
             with connection.begin():
-                if not connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+                if not raw.in_transaction:
                     connection.exec_driver_sql("BEGIN IMMEDIATE")  # unless a begin hook already did
                 config.attributes["connection"] = connection
                 command.upgrade(config, revision)
@@ -78,8 +81,15 @@ def migrate(engine: Engine, revision: str = "head", *, verify: Callable[[Connect
                 if verify is not None:
                     verify(connection)
         finally:
-            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
-            connection.commit()
+            _driver_pragma(raw, "foreign_keys=ON")
+
+
+def _driver_pragma(raw: Any, pragma: str) -> None:
+    cursor = raw.cursor()
+    try:
+        cursor.execute(f"PRAGMA {pragma}")
+    finally:
+        cursor.close()
 
 
 class MigrationError(Exception):

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import inspect, text
+from sqlalchemy import event, inspect, text
 
 from gtreview.store.db import MIGRATIONS_DIR, current_revision, head_revision, make_engine, migrate
 from gtreview.store.project import DB_FILE, NoProjectError, ProjectError, create_project, open_project
@@ -227,3 +227,31 @@ def test_a_migration_never_cascades_into_the_rows_of_a_copied_table(
             assert connection.execute(text("SELECT run_id, key FROM run_record")).all() == [(1, "k")]
     finally:
         project.close()
+
+
+def test_the_rollback_holds_with_sqlalchemys_explicit_begin_recipe_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pysqlite recipe (driver autocommit, BEGIN on SQLAlchemy's begin) that the
+    engine may adopt for BEGIN IMMEDIATE: migrate() neither begins twice nor loses the
+    rollback, and foreign keys are still off while the steps run."""
+    folder = at_revision(tmp_path / "project", "0008")
+    migrations_with_step_0009(
+        tmp_path,
+        monkeypatch,
+        '    assert op.get_bind().exec_driver_sql("PRAGMA foreign_keys").scalar() == 0\n'
+        '    op.add_column("run", sa.Column("owner", sa.String(), nullable=True))\n'
+        '    raise RuntimeError("the disk went away")',
+    )
+    engine = make_engine(folder / DB_FILE)
+    event.listen(engine, "connect", lambda dbapi, _record: setattr(dbapi, "isolation_level", None))
+    event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN IMMEDIATE"))
+    try:
+        with pytest.raises(RuntimeError, match="the disk went away"):
+            migrate(engine)
+        assert current_revision(engine) == "0008"
+        with engine.connect() as connection:
+            assert "owner" not in {c["name"] for c in inspect(connection).get_columns("run")}
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    finally:
+        engine.dispose()

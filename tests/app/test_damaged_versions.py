@@ -65,7 +65,7 @@ def test_an_export_refuses_a_damaged_version_and_keeps_the_previous_file(
     flip_a_bit(db_path)
     for format in ("json", "md"):
         with pytest.raises(DamagedVersionError, match=DAMAGED_A2) as info:
-            export_set(engine, out, format=format)  # type: ignore[arg-type]
+            export_set(engine, out, format=format)
         assert "\n" not in str(info.value) and info.value.exit_status == 2
     assert out.read_bytes() == good
     assert sets_repo.load_question(engine, 1, "A1").id == "A1"  # the sound questions still open

@@ -100,8 +100,11 @@ def create_project(folder: Path) -> Project:
 def _checked_revision(db_path: Path) -> str:
     """The schema revision of a database that is a gtreview project this gtreview can
     open; anything else is refused before a byte of it is written."""
-    with db_path.open("rb") as handle:
-        header = handle.read(len(SQLITE_HEADER))
+    try:
+        with db_path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise ProjectError(f"{db_path} cannot be read: {exc.strerror or exc}") from None
     if not header:
         raise ProjectError(f"{db_path} is empty (0 bytes), not a gtreview project")
     if header != SQLITE_HEADER:

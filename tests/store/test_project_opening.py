@@ -74,6 +74,16 @@ def test_another_programs_sqlite_database_is_refused_unchanged(tmp_path: Path) -
     assert snapshot(tmp_path) == before  # not switched to WAL, no gtreview tables added
 
 
+def test_an_unreadable_database_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    create_project(tmp_path).close()
+
+    def denied(self: Path, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "open", denied)  # as a file of another user would be (the tests may run as root)
+    refused(tmp_path, r"project\.sqlite cannot be read: Permission denied")
+
+
 def test_create_makes_a_project_that_opens(tmp_path: Path) -> None:
     create_project(tmp_path / "new" / "project").close()
     project = open_project(tmp_path / "new" / "project")

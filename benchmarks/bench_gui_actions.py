@@ -56,7 +56,7 @@ from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo, sets_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import DB_FILE, create_project, open_project
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from gtreview.ui.gui_thread import install_gui_thread_first
 from tests.judging.scripted import ScriptedBackend, verdict_json
@@ -134,7 +134,7 @@ def _opener(questions: dict[str, Question]) -> Callable[[str], ScriptedBackend]:
 
 
 def build(folder: Path, n_questions: int, repeats: int) -> None:
-    project = open_project(folder)
+    project = open_project(folder) if (folder / DB_FILE).exists() else create_project(folder)
     try:
         if runs_repo.list_runs(project.engine):
             return

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QApplication
 from gtreview.app.review import question_rows
 from gtreview.app.sample_project import sample_rubric_path
 from gtreview.core.rubric import Rubric
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project, open_project
 from gtreview.store.sets_repo import import_rubric
 from gtreview.ui.widgets.question_list import QuestionList
 
@@ -47,7 +47,7 @@ def build(folder: Path, count: int) -> tuple[Path, int]:
         for fixture in question["calibration"]:
             fixture["fixture_id"] = f"{question['id']}-{fixture['fixture_id'].split('-')[-1]}"
         data["questions"].append(question)
-    project = open_project(folder)
+    project = create_project(folder)
     set_id = import_rubric(
         project.engine, Rubric.model_validate(data), source_name="bench.json", source_sha256="b", actor="bench"
     )

@@ -21,8 +21,12 @@ class OutputFileError(UserError):
 
 
 @contextlib.contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """A temporary path beside ``target`` to write to; renamed onto ``target`` on success."""
+def atomic_path(target: Path, *, mode: int | None = None) -> Iterator[Path]:
+    """A temporary path beside ``target`` to write to; renamed onto ``target`` on success.
+
+    ``mode``: the file's permissions (default: those of the file it replaces, else what
+    the umask allows). The temporary is private (0600) until the mode is set, so a
+    private key written with ``mode=0o600`` is never readable by anyone else."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         descriptor, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
@@ -33,7 +37,7 @@ def atomic_path(target: Path) -> Iterator[Path]:
     try:
         # mkstemp makes the file private (0600); an export is as readable as any file the
         # user writes (the mode an existing target has, else what the umask allows)
-        os.chmod(temporary, _mode_for(target))
+        os.chmod(temporary, _mode_for(target) if mode is None else mode)
         yield temporary
         with temporary.open("rb+") as handle:
             os.fsync(handle.fileno())

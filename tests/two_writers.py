@@ -85,7 +85,7 @@ def write(folder: Path, set_id: int, name: str, edits: int, seed: int, out: Path
     from gtreview.store import sets_repo
     from gtreview.store.project import open_project
 
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     log = WriterLog(name)
     rng = random.Random(seed)
     path = (FIELDS[name],)
@@ -122,7 +122,7 @@ def audit(folder: Path, set_id: int, logs: list[WriterLog], edits: int) -> Audit
     from gtreview.store import sets_repo
     from gtreview.store.project import open_project
 
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         versions: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         for qid in QUESTIONS:

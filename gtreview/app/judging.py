@@ -25,6 +25,7 @@ from gtreview.core.grading import record_to_contract
 from gtreview.core.jsonformat import loads_json
 from gtreview.core.redaction import redact
 from gtreview.core.rubric import Rubric
+from gtreview.files import write_text_atomic
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
@@ -134,8 +135,8 @@ class ScoreResult(BaseModel):
 
 
 def _write(path: Path | None, data: Any) -> None:
-    if path is not None:
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if path is not None:  # beside the target, then renamed: a full disk keeps the previous output
+        write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def judgement_record(judgement: Judgement) -> dict[str, Any]:

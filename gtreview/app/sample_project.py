@@ -8,7 +8,7 @@ from gtreview.app.corpus_import import import_corpus
 from gtreview.interop.rubric_files import read_rubric_file, to_rubric
 from gtreview.paths import sample_corpus_dir
 from gtreview.store import sets_repo
-from gtreview.store.project import Project, open_project
+from gtreview.store.project import DB_FILE, Project, create_project, open_project
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 
 SAMPLE_ACTOR = "gtreview (sample)"
@@ -26,7 +26,8 @@ def ensure_sample_project(folder: Path) -> Project:
     Safe to call every start: the corpus import skips files already present and
     the set is imported only when the project has none.
     """
-    project = open_project(folder)
+    # asking for the sample is asking for a new project where there is none yet
+    project = open_project(folder) if (folder.expanduser() / DB_FILE).exists() else create_project(folder)
     root = sample_corpus_dir()
     import_corpus(project.engine, [root / name for name in SAMPLE_CORPUS_FOLDERS if (root / name).is_dir()])
     if not sets_repo.list_sets(project.engine):

@@ -75,7 +75,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def list_queue(args: argparse.Namespace) -> int:
     from gtreview.app.adjudicate import item_label, queue_of_run
 
-    project = open_cli_project(args, create=False)
+    project = open_cli_project(args)
     try:
         items = queue_of_run(project.engine, args.run_id)
     finally:
@@ -112,7 +112,7 @@ def override_item(args: argparse.Namespace) -> int:
         raise CliError("--award names a component twice")
     if args.label is not None and (args.gate is not None or awards):
         raise CliError("give a pair's --label, or an answer's --gate and --award, not both")
-    project = open_cli_project(args, create=False)
+    project = open_cli_project(args)
     try:
         decision = override(
             project.engine,
@@ -132,7 +132,7 @@ def override_item(args: argparse.Namespace) -> int:
 def confirm_item(args: argparse.Namespace) -> int:
     from gtreview.app.adjudicate import confirm_item as confirm
 
-    project = open_cli_project(args, create=False)
+    project = open_cli_project(args)
     try:
         decision = confirm(project.engine, args.run_id, args.item, actor=args.actor or actor(), reason=args.reason)
     finally:
@@ -143,7 +143,7 @@ def confirm_item(args: argparse.Namespace) -> int:
 def revert_item(args: argparse.Namespace) -> int:
     from gtreview.app.adjudicate import revert_item as revert
 
-    project = open_cli_project(args, create=False)
+    project = open_cli_project(args)
     try:
         decision = revert(
             project.engine,

@@ -128,11 +128,23 @@ def project_dir(args: argparse.Namespace) -> Path:
     return folder if folder is not None else default_project_dir()
 
 
-def open_cli_project(args: argparse.Namespace, *, create: bool = True) -> Project:
-    """The project named by --project (or the default); a ProjectError is a UserError."""
-    from gtreview.store.project import open_project
+def open_cli_project(args: argparse.Namespace) -> Project:
+    """The existing project named by --project (or the default); never creates one, so a
+    mistyped folder is refused in one line instead of becoming an empty project."""
+    from gtreview.store.project import NoProjectError, open_project
 
-    return open_project(project_dir(args), create=create)
+    folder = project_dir(args)
+    try:
+        return open_project(folder)
+    except NoProjectError as exc:
+        raise NoProjectError(f"{exc}; to start one there: gtreview project new {folder}") from None
+
+
+def create_cli_project(folder: Path) -> Project:
+    """A new project in ``folder``: what ``gtreview project new`` asks for, and nothing else."""
+    from gtreview.store.project import create_project
+
+    return create_project(folder)
 
 
 def load_rubric(path: Path) -> Rubric:

@@ -79,7 +79,7 @@ def corpus_inventory(args: argparse.Namespace) -> int:
     from gtreview.app.corpus_review import corpus_inventory as inventory_of
     from gtreview.app.corpus_review import inventory_to_markdown
 
-    project = open_cli_project(args, create=False)
+    project = open_cli_project(args)
     try:
         inventory = inventory_of(project)
     finally:

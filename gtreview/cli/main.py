@@ -25,6 +25,7 @@ from gtreview.cli import (
     harness,
     judging,
     probe,
+    project,
     release,
     report,
     results,
@@ -36,7 +37,22 @@ from gtreview.core.errors import Cancelled, UserError
 from gtreview.logging_setup import configure_logging, log_path
 
 # The order of the commands in ``gtreview --help``.
-GROUPS = (gui, rubric, corpus, judging, harness, run, results, adjudicate, report, release, export, draft, probe)
+GROUPS = (
+    gui,
+    project,
+    rubric,
+    corpus,
+    judging,
+    harness,
+    run,
+    results,
+    adjudicate,
+    report,
+    release,
+    export,
+    draft,
+    probe,
+)
 
 
 class OneLineParser(argparse.ArgumentParser):

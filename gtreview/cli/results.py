@@ -25,7 +25,7 @@ def _num(value: float | None, digits: int = 2) -> str:
 def results(args: argparse.Namespace) -> int:
     from gtreview.app.results import run_figures_of
 
-    project = open_cli_project(args, create=False)
+    project = open_cli_project(args)
     try:
         figures = run_figures_of(project.engine, args.run_id, seed=args.seed)
     finally:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gtreview.core.jsonformat import dumps_harness_json
 from gtreview.core.redaction import redact_json
-from gtreview.files import atomic_path, write_text_atomic
+from gtreview.files import atomic_path
 from gtreview.results.rows import LeaderboardExport, QuestionFigures
 
 CSV_COLUMNS = (
@@ -61,6 +61,12 @@ def write_leaderboard(export: LeaderboardExport, out_dir: Path) -> list[Path]:
     come from a project stored before errors were redacted, and these files are published."""
     out_dir.mkdir(parents=True, exist_ok=True)
     scores, meta = out_dir / "scores.json", out_dir / "meta.json"
-    write_text_atomic(scores, dumps_harness_json(redact_json([e.to_json() for e in export.scores])))
-    write_text_atomic(meta, dumps_harness_json(redact_json(export.meta)))
+    # both written in full before either is renamed into place: a failure while writing
+    # meta.json must not leave new scores beside the old meta (a pair that never existed)
+    with atomic_path(scores) as scores_temporary:
+        scores_temporary.write_text(
+            dumps_harness_json(redact_json([e.to_json() for e in export.scores])), encoding="utf-8", newline=""
+        )
+        with atomic_path(meta) as meta_temporary:
+            meta_temporary.write_text(dumps_harness_json(redact_json(export.meta)), encoding="utf-8", newline="")
     return [scores, meta]

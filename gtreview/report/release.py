@@ -204,7 +204,7 @@ def create_release(
     _check_out_dir(out_dir)
     chosen = _choose_signoff(engine, set_id, signoff_number)
     text = review_records.signed_rubric_text(engine, set_id, chosen.number)
-    if canonical_hash(json.loads(text)) != chosen.content_hash:
+    if _hash_of_json(text) != chosen.content_hash:
         raise ReleaseError(f"sign-off {chosen.number}'s stored rubric does not match its hash; the project was altered")
     rubric = rubric_from_json_text(text)
     set_name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
@@ -245,6 +245,14 @@ def create_release(
         fingerprint=fingerprint(public),
         files=sorted(contents),
     )
+
+
+def _hash_of_json(text: str) -> str | None:
+    """The content hash of stored JSON text; None when a damaged text no longer parses."""
+    try:
+        return canonical_hash(json.loads(text))
+    except ValueError:
+        return None
 
 
 # --- verification ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from platformdirs import user_config_path, user_data_path
 from pydantic import BaseModel
 
 from gtreview.core.errors import UserError
+from gtreview.files import atomic_path, write_text_atomic
 
 ALGORITHM = "Ed25519"
 PRIVATE_SUFFIX = ".key"
@@ -132,11 +133,10 @@ def _write_private(path: Path, private_key: Ed25519PrivateKey) -> None:
     pem = private_key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    # Created with 0600 from the start: no moment at which another user could read it.
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(pem)
-    os.chmod(path, 0o600)  # the umask may have narrowed it further; make it exact
+    # Private (0600) from the moment it exists, and written beside the target then renamed:
+    # a full disk never leaves a truncated key that no longer loads where a key was asked for.
+    with atomic_path(path, mode=0o600) as temporary:
+        temporary.write_bytes(pem)
 
 
 def ensure_reviewer_key(name: str, key_dir: Path | None = None) -> ReviewerKey:
@@ -153,7 +153,7 @@ def ensure_reviewer_key(name: str, key_dir: Path | None = None) -> ReviewerKey:
         _write_private(private_path, private_key)
     info = _info(name, private_key, private_path, public_path)
     if not public_path.exists() or public_path.read_text(encoding="ascii").strip() != info.public_key:
-        public_path.write_text(info.public_key + "\n", encoding="ascii")
+        write_text_atomic(public_path, info.public_key + "\n")
     return info
 
 

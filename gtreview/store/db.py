@@ -11,7 +11,7 @@ takes the write lock first (``write_session``) so what it read cannot change und
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlmodel import Session
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -82,9 +82,52 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the database to ``revision`` (head by default) in one transaction."""
+def migrate(engine: Engine, revision: str = "head", *, verify: Callable[[Connection], None] | None = None) -> None:
+    """Bring the database to ``revision`` (head by default) in one transaction: a step
+    that fails, or a ``verify`` that raises, rolls every step back, so the database is
+    left at the revision it had (never half-migrated, unopenable for good).
+
+    SQLite's DDL is transactional, but pysqlite only begins a transaction before an
+    INSERT/UPDATE/DELETE: a migration's CREATE TABLE ran in autocommit and stayed when a
+    later step failed ("table run already exists" on every later try). So the BEGIN is
+    issued here, before the first step. Foreign keys are off while the steps run (as
+    SQLite's ALTER TABLE procedure asks: a batch step copies a table and drops the old
+    one, which would cascade into the rows that refer to it) and checked before commit.
+    """
     config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+    with engine.connect() as connection:
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        # on the driver's connection, outside any transaction a begin hook might open:
+        # inside one, SQLite ignores this pragma
+        _driver_pragma(raw, "foreign_keys=OFF")
+        try:
+            with connection.begin():
+                if not raw.in_transaction:
+                    connection.exec_driver_sql("BEGIN IMMEDIATE")  # unless a begin hook already did
+                config.attributes["connection"] = connection
+                command.upgrade(config, revision)
+                _check_foreign_keys(connection)
+                if verify is not None:
+                    verify(connection)
+        finally:
+            _driver_pragma(raw, "foreign_keys=ON")
+
+
+def _driver_pragma(raw: Any, pragma: str) -> None:
+    cursor = raw.cursor()
+    try:
+        cursor.execute(f"PRAGMA {pragma}")
+    finally:
+        cursor.close()
+
+
+class MigrationError(Exception):
+    """A migration that would leave rows pointing at rows that are not there."""
+
+
+def _check_foreign_keys(connection: Connection) -> None:
+    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if broken:
+        table, rowid, parent = broken[0][0], broken[0][1], broken[0][2]
+        raise MigrationError(f"{len(broken)} rows refer to missing rows (first: {table} row {rowid} -> {parent})")

@@ -94,6 +94,26 @@ class SavedVersion(BaseModel):
     status_after: ReviewStatus
 
 
+class DamagedVersionError(UserError):
+    """A stored question version whose content no longer matches its content hash (a
+    flipped bit on disk, a hand edit). ``PRAGMA integrity_check`` cannot see it; exported,
+    signed off or reported, the damaged text would pass for what the expert approved."""
+
+
+def _verified_content(set_id: int, qid: str, version: int, content_json: str, content_hash: str) -> dict[str, Any]:
+    """The stored content of a version, refused (naming it) unless it hashes to its hash."""
+    try:
+        content = json.loads(content_json)
+    except ValueError:
+        content = None
+    if not isinstance(content, dict) or canonical_hash(content) != content_hash:
+        raise DamagedVersionError(
+            f"set {set_id} question {qid} version {version} is damaged: its stored content no longer matches "
+            f"its content hash {content_hash[:12]}; restore the project from a backup"
+        )
+    return content
+
+
 class SetSummary(BaseModel):
     id: int
     name: str
@@ -261,8 +281,8 @@ def _version_row(session: Session, question: tables.Question, version: int) -> t
 
 
 def _current_content(session: Session, question: tables.Question) -> dict[str, Any]:
-    content: dict[str, Any] = json.loads(_version_row(session, question, question.current_version).content_json)
-    return content
+    version = _version_row(session, question, question.current_version)
+    return _verified_content(question.set_id, question.qid, version.version, version.content_json, version.content_hash)
 
 
 def load_question(engine: Engine, set_id: int, qid: str) -> Question:
@@ -438,14 +458,19 @@ def load_version(engine: Engine, set_id: int, qid: str, version: int) -> Questio
                 tables.QuestionVersion.question_id == row.id, tables.QuestionVersion.version == version
             )
         ).one()
-        return Question.model_validate(json.loads(record.content_json))
+        return Question.model_validate(
+            _verified_content(set_id, row.qid, version, record.content_json, record.content_hash)
+        )
 
 
-def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary, dict[str, Any]]]:
-    """Every question of the set with its current content, in set order (one query).
+def current_contents(
+    engine: Engine, set_id: int, *, verify: bool = False
+) -> list[tuple[QuestionSummary, dict[str, Any]]]:
+    """Every question of the set with its current content, in set order (one query);
+    with ``verify``, each checked against its content hash (DamagedVersionError).
 
     Selects plain columns rather than ORM objects: this is the hot path of opening
-    a set of thousands of questions.
+    a set of thousands of questions (a listing; what leaves the project is verified).
     """
     with Session(engine) as session:
         rows = session.execute(
@@ -455,6 +480,7 @@ def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary,
                 col(tables.Question.review_status),
                 col(tables.Question.current_version),
                 col(tables.QuestionVersion.content_json),
+                col(tables.QuestionVersion.content_hash),
             )
             .join(
                 tables.QuestionVersion,
@@ -469,9 +495,11 @@ def current_contents(engine: Engine, set_id: int) -> list[tuple[QuestionSummary,
                 QuestionSummary(
                     qid=qid, position=position, review_status=ReviewStatus(status), current_version=version
                 ),
-                json.loads(content_json),
+                _verified_content(set_id, qid, version, content_json, content_hash)
+                if verify
+                else json.loads(content_json),
             )
-            for qid, position, status, version, content_json in rows
+            for qid, position, status, version, content_json, content_hash in rows
         ]
 
 
@@ -495,13 +523,15 @@ def source_text(engine: Engine, set_id: int) -> str | None:
 
 
 def export_rubric(engine: Engine, set_id: int) -> Rubric:
-    """The set as a rubric: the imported header with each question's current version."""
+    """The set as a rubric: the imported header with each question's current version,
+    every one checked against its content hash (what an export, a sign-off, a pass and a
+    report take from the project)."""
     with Session(engine) as session:
         benchmark_set = session.get(tables.BenchmarkSet, set_id)
         if benchmark_set is None:
             raise KeyError(f"no benchmark set {set_id}")
         header: dict[str, Any] = json.loads(benchmark_set.header_json)
-    header["questions"] = [content for _, content in current_contents(engine, set_id)]
+    header["questions"] = [content for _, content in current_contents(engine, set_id, verify=True)]
     return Rubric.model_validate(header)
 
 

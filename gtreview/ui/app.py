@@ -21,7 +21,7 @@ from gtreview import __version__
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.logging_setup import configure_logging
 from gtreview.paths import default_project_dir, resources_dir, sample_project_dir
-from gtreview.store.project import DB_FILE, Project, ProjectError, open_project
+from gtreview.store.project import DB_FILE, Project, ProjectError, create_project, open_project
 from gtreview.ui.dialogs.welcome import WelcomeDialog
 from gtreview.ui.main_window import MainWindow
 from gtreview.ui.menus import recent_projects, remember_project
@@ -132,7 +132,7 @@ def choose_project(project: Path | None, sample: bool, settings: QSettings) -> P
         if kind == "sample" or folder is None:
             return ensure_sample_project(sample_project_dir())
         try:
-            return open_project(folder, create=kind == "new")
+            return create_project(folder) if kind == "new" else open_project(folder)
         except ProjectError as exc:
             QMessageBox.warning(
                 None, "gtreview", f"{exc}.\n\nChoose a project folder, or New project… to create one there."
@@ -162,7 +162,7 @@ class _Windows:
         """Open (or, asked to, create) the project in ``folder``; a folder that is not a
         project is refused in one message and the open window stays."""
         try:
-            self.show(open_project(folder, create=create))
+            self.show(create_project(folder) if create else open_project(folder))
         except (ProjectError, OSError) as exc:
             hint = "" if create else "\n\nTo start a project there, use File > New project…"
             QMessageBox.warning(self.window, "gtreview", f"Cannot open {folder}: {exc}{hint}")

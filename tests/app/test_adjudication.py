@@ -17,7 +17,7 @@ from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from gtreview.store.sets_repo import import_rubric
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 from tests.rubric_factory import rubric
@@ -28,7 +28,7 @@ DATA = rubric(2)
 @pytest.fixture()
 def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     set_id = import_rubric(
         project.engine, Rubric.model_validate(DATA), source_name="r.json", source_sha256="s", actor="t"
     )

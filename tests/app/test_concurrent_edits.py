@@ -19,7 +19,7 @@ def two(tmp_path: Path):  # type: ignore[no-untyped-def]
     set_id = sets_repo.import_rubric(
         alice.engine, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="setup"
     )
-    bob = open_project(tmp_path / "p", create=False)
+    bob = open_project(tmp_path / "p")
     yield alice, bob, set_id
     alice.close()
     bob.close()

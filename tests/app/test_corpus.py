@@ -18,12 +18,12 @@ from gtreview.app.corpus_review import (
 from gtreview.corpus.readers import CorpusImportError
 from gtreview.paths import sample_corpus_dir
 from gtreview.store.corpus_repo import list_documents
-from gtreview.store.project import Project, open_project
+from gtreview.store.project import Project, create_project
 
 
 @pytest.fixture()
 def project(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = open_project(tmp_path / "project")
+    opened = create_project(tmp_path / "project")
     yield opened
     opened.close()
 

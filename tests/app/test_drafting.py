@@ -14,14 +14,14 @@ from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionBackend
 from gtreview.store import sets_repo
 from gtreview.store.corpus_repo import import_documents
-from gtreview.store.project import Project, open_project
+from gtreview.store.project import Project, create_project
 from tests.authoring.fakes import DraftScript, corpus
 from tests.judging.scripted import ScriptedBackend
 
 
 @pytest.fixture()
 def project(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = open_project(tmp_path / "proj")
+    opened = create_project(tmp_path / "proj")
     yield opened
     opened.close()
 

@@ -25,7 +25,7 @@ from gtreview.app.question_calibration import calibrate_set, latest_calibration
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionRequest
 from gtreview.store import sets_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 from tests.rubric_factory import rubric
 
@@ -152,7 +152,7 @@ def test_calibrating_a_rubric_file_and_a_projects_set(tmp_path: Path) -> None:
     assert report.reproduced and report.judge == "judge"
     assert report.reproduced_count == report.fixture_count == sum(len(q.calibration) for q in RUBRIC.questions)
 
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     try:
         set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="r.json", source_sha256="s", actor="geo")
         workflow.retire(project.engine, set_id, "A2", reviewer="geo", comment="duplicate")

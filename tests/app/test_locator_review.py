@@ -12,7 +12,7 @@ from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Rubric
 from gtreview.store import sets_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
@@ -56,7 +56,7 @@ def test_an_unresolved_locator_is_counted_and_needs_a_reason_to_approve(sample) 
 
 
 def test_a_project_without_a_corpus_does_not_check_locators(tmp_path: Path) -> None:
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     engine = project.engine
     set_id = sets_repo.import_rubric(
         engine, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="t"

@@ -135,9 +135,9 @@ def test_probes_kept_with_a_pass_by_section(sample: Project, monkeypatch: pytest
 
 
 def test_refusals_and_failures_are_one_line(sample: Project, tmp_path: Path) -> None:
-    from gtreview.store.project import open_project
+    from gtreview.store.project import create_project
 
-    empty = open_project(tmp_path / "empty")
+    empty = create_project(tmp_path / "empty")
     try:
         with pytest.raises(ProbeSetupError, match="the project corpus has 0 passages of 30"):
             run_memorisation_probes(empty.engine, fakes(empty))

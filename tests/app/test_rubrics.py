@@ -13,7 +13,7 @@ from gtreview.app.corpus_import import import_corpus
 from gtreview.app.rubric_files import RubricFileError, read_rubric, read_rubric_source, validate_rubric_file
 from gtreview.app.rubrics import SetChoiceError, check_locators, export_set, import_rubric
 from gtreview.core.errors import UserError
-from gtreview.store.project import Project, open_project
+from gtreview.store.project import Project, create_project, open_project
 from tests.rubric_factory import mutated, rubric
 
 REPORT = "=== Page 1 ===\nTitle\n=== Page 2 ===\nOne.\nTwo.\nThree.\nYield fell at 180 ft.\nFive.\nSix.\n"
@@ -26,7 +26,7 @@ def write(path: Path, data: Any) -> Path:
 
 @pytest.fixture()
 def project(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = open_project(tmp_path / "project")
+    opened = create_project(tmp_path / "project")
     yield opened
     opened.close()
 
@@ -122,7 +122,7 @@ def test_two_imports_of_one_file_at_once_give_one_set(project: Project, tmp_path
 
     path = write(tmp_path / "r.json", rubric(30))
     source = read_rubric_source(path)
-    other = open_project(project.folder, create=False)  # a second process, to SQLite
+    other = open_project(project.folder)  # a second process, to SQLite
     results: list[object] = []
     try:
         threads = [

@@ -10,7 +10,7 @@ from gtreview.app.workflow import WorkflowError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Rubric
 from gtreview.store import sets_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
@@ -18,7 +18,7 @@ from tests.rubric_factory import rubric
 
 @pytest.fixture()
 def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     set_id = sets_repo.import_rubric(
         project.engine, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
     )

@@ -18,9 +18,10 @@ from gtreview.inference.backend import ChatMessage, CompletionRequest
 from gtreview.judging.prompts import load_template
 from gtreview.store import sets_repo
 from gtreview.store.corpus_repo import import_documents
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project, open_project
 from tests.authoring.fakes import DraftScript, corpus, critique_reply
 from tests.judging.loopback import judge_server
+from tests.projects import new_project
 
 SCHEMA_OF_TEMPLATE = {
     "author_cards_v1": "evidence_card",
@@ -45,7 +46,7 @@ def parse(*argv: str) -> argparse.Namespace:
 
 @pytest.fixture()
 def project_dir(tmp_path: Path) -> Path:
-    project = open_project(tmp_path / "proj")
+    project = create_project(tmp_path / "proj")
     import_documents(project.engine, corpus())
     project.close()
     return tmp_path / "proj"
@@ -59,7 +60,7 @@ def test_draft_saves_a_set_of_drafts(project_dir: Path, capsys: pytest.CaptureFi
     assert out["ok"] is True and out["drafted"] == ["D1", "D2"] and out["failures"] == [] and out["flagged"] == []
     assert [u["requests"] for u in out["usage"]] == [2, 2, 2, 2]
     assert out["usage"][0]["prompt_tokens"] == 20 and out["total_cost_usd"] == "unknown"  # nobody priced "drafter"
-    project = open_project(project_dir, create=False)
+    project = open_project(project_dir)
     try:
         [summary] = sets_repo.list_sets(project.engine)
         assert summary.id == out["set_id"] and summary.name.startswith("Draft set ")
@@ -96,7 +97,9 @@ def test_bad_input_is_a_one_line_error(project_dir: Path, tmp_path: Path, capsys
         parse("--model", "x", "--questions", "1", "--context-chars", "199")
     assert "--context-chars: must be at least 200" in capsys.readouterr().err
     with pytest.raises(UserError, match="no corpus documents") as empty:  # a DraftSetupError of gtreview.app
-        commands_authoring.draft(parse("--model", "x", "--questions", "1", "--project", str(tmp_path / "empty")))
+        commands_authoring.draft(
+            parse("--model", "x", "--questions", "1", "--project", str(new_project(tmp_path / "empty")))
+        )
     assert empty.value.exit_status == EXIT_USAGE
     with pytest.raises(UserError, match="model nonsense: unknown model spec"):
         commands_authoring.draft(parse("--model", "nonsense", "--questions", "1", "--project", str(project_dir)))

@@ -14,14 +14,14 @@ from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import validate_rubric
 from gtreview.store import sets_repo
 from gtreview.store.corpus_repo import import_documents
-from gtreview.store.project import Project, open_project
+from gtreview.store.project import Project, create_project
 from tests.authoring.fakes import DraftScript, corpus, passages, rubric_reply
 from tests.judging.scripted import ScriptedBackend
 
 
 @pytest.fixture()
 def project(tmp_path: Path) -> Iterator[Project]:
-    opened = open_project(tmp_path / "proj")
+    opened = create_project(tmp_path / "proj")
     import_documents(opened.engine, corpus())
     yield opened
     opened.close()

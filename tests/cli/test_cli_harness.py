@@ -33,6 +33,7 @@ from tests.interop.harness_format import (
     verdicts,
     write,
 )
+from tests.projects import new_project
 
 API_FAILED = "api failed: empty / thinking-only / leaked control tokens"
 REFUSAL = "I'm sorry, I cannot access the deposit records needed to answer this."
@@ -106,6 +107,7 @@ def base_and_lora(tmp_path: Path, texts: dict[str, str]) -> dict[str, Path]:
 
 
 def importing(rubric: Path, project: Path, *extra: str | Path) -> list[str | Path]:
+    new_project(project)  # an import goes into an existing project; this test makes it first
     return [
         "harness",
         "import",
@@ -133,7 +135,7 @@ def test_a_clean_round_imports_with_exit_0_and_keeps_every_answer(
     assert report["ok"] and report["disagreements"] == [] and report["unmatched_ids"] == []
     assert (report["answers"], report["failures"], report["judgements"], report["pairs"]) == (4, 2, 6, 3)
 
-    opened = open_project(project, create=False)
+    opened = open_project(project)
     try:
         (run,) = runs_repo.list_runs(opened.engine)
         generations = {(g.model_label, g.qid): g for g in runs_repo.run_generations(opened.engine, run.id)}
@@ -164,7 +166,7 @@ def test_a_clean_round_imports_with_exit_0_and_keeps_every_answer(
     # the same files again: the same run, nothing written
     status, out, _ = cli(capsys, *args, "--answers-b", files["lora"])
     assert status == 0 and f"already imported as run {run.id}" in out
-    opened = open_project(project, create=False)
+    opened = open_project(project)
     try:
         assert [(r.id, r.generations, r.judgements, r.pairs) for r in runs_repo.list_runs(opened.engine)] == [
             (run.id, 6, 6, 3)
@@ -181,7 +183,7 @@ def test_scores_alone_store_both_answers_of_every_entry(
     status, out, err = cli(capsys, *importing(rubric_path, project, "--scores", files["scores"]), "--json")
     assert status == 0, out + err
     assert (json.loads(out)["answers"], json.loads(out)["failures"]) == (4, 2)  # the base's two blank answers
-    opened = open_project(project, create=False)
+    opened = open_project(project)
     try:
         (run,) = runs_repo.list_runs(opened.engine)
         generations = {(g.model_label, g.qid): g for g in runs_repo.run_generations(opened.engine, run.id)}
@@ -238,7 +240,7 @@ def test_only_real_differences_are_disagreements_each_with_its_rule(
     assert status == 1
     assert "entry 2 [C3] score_b: file 8, gtreview 10: a passed gate earns its full points" in out
 
-    opened = open_project(project, create=False)
+    opened = open_project(project)
     try:
         (run,) = runs_repo.list_runs(opened.engine)
         results = load_run_results(opened.engine, run.id)
@@ -279,7 +281,7 @@ def test_pointwise_only_and_pairwise_only_files(
     status, out, err = cli(capsys, *importing(rubric_path, tmp_path / "p1", "--scores", pointwise), "--json")
     assert status == 0, out + err
     assert (json.loads(out)["judgements"], json.loads(out)["pairs"], json.loads(out)["answers"]) == (3, 0, 3)
-    opened = open_project(tmp_path / "p1", create=False)
+    opened = open_project(tmp_path / "p1")
     try:
         results = load_run_results(opened.engine, runs_repo.list_runs(opened.engine)[0].id)
         assert results.models == ["lora"] and [s.total for s in results.samples] == [4.0, 4.0, 5.0]
@@ -301,7 +303,7 @@ def test_pointwise_only_and_pairwise_only_files(
         assert status == 0 and (tmp_path / "r.pdf").stat().st_size > 0, err
         status, out, err = cli(capsys, "results", "--run", "1", "--json", "--project", project)
         assert status == 0, err
-        opened = open_project(project, create=False)
+        opened = open_project(project)
         try:  # what the results view loads: the run, its status line and the leaderboard
             shown = load_results(opened.engine, 1, None)
             assert shown.status.startswith("Imported from harness files") and len(shown.leaderboard) == 1
@@ -336,11 +338,19 @@ def test_older_files_bracketed_tokens_legacy_answers_digit_ids_and_crlf(
         capsys, *importing(rubric_path, project, "--scores", scores, "--answers-b", answers), "--json"
     )
     assert status == 0, out + err
-    opened = open_project(project, create=False)
+    opened = open_project(project)
     try:
         results = load_run_results(opened.engine, 1)
         assert {s.qid for s in results.samples} == {"A1", "B2", "C3"}
         assert {p.qid: p.label for p in results.pairs} == {"A1": "A>B", "B2": "A>B", "C3": "A>B"}
+    finally:
+        opened.close()
+
+
+def nothing_stored(project: Path) -> bool:
+    opened = open_project(project)
+    try:
+        return runs_repo.list_runs(opened.engine) == []
     finally:
         opened.close()
 
@@ -351,19 +361,19 @@ def test_bad_input_is_one_line_and_changes_nothing(
     entry = score_entry("A1", texts["A1"], b=("An answer.", graded("A1", True, {"C2": 1})))
     entry["score_b"] = "4"
     scores = write(tmp_path / "scores.json", [entry])
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     status, out, err = cli(capsys, *importing(rubric_path, project, "--scores", scores))
     assert status == 2 and out == ""
     assert err.strip().count("\n") == 0 and 'entry 0 (A1): score_b is "4", not a number or null' in err
-    assert not project.exists()
+    assert nothing_stored(project)
     (tmp_path / "broken.json").write_text('[{"id": "A1",', encoding="utf-8")
     status, _, err = cli(capsys, *importing(rubric_path, project, "--scores", tmp_path / "broken.json"))
-    assert status == 2 and "not valid JSON" in err and not project.exists()
+    assert status == 2 and "not valid JSON" in err and nothing_stored(project)
     twice = write(
         tmp_path / "twice.json", [score_entry("A1", "q", b=("x", UNSCORED)), score_entry("1", "q", b=("y", UNSCORED))]
     )
     status, _, err = cli(capsys, *importing(rubric_path, project, "--scores", twice))
-    assert status == 2 and "both answer question A1" in err and not project.exists()
+    assert status == 2 and "both answer question A1" in err and nothing_stored(project)
 
 
 def test_the_rubric_key_comes_from_the_harness_registry(
@@ -494,7 +504,7 @@ def test_a_file_whose_figures_contradict_themselves(tmp_path: Path, interop_dir:
         ),
         encoding="utf-8",
     )
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     result = gtreview(
         "harness",
         "import",
@@ -523,7 +533,7 @@ def test_a_file_whose_figures_contradict_themselves(tmp_path: Path, interop_dir:
     assert found[("3", "verdict")]["rule"].startswith("a verdict that cannot be read makes the pair unknown")
     assert (report["answers"], report["failures"], report["judgements"], report["pairs"]) == (2, 1, 6, 3)
 
-    opened = open_project(project, create=False)
+    opened = open_project(project)
     try:
         (run,) = runs_repo.list_runs(opened.engine)
         assert (run.source, run.generations, run.judgements, run.pairs) == ("harness-import", 3, 6, 3)

@@ -17,6 +17,7 @@ from gtreview.inference.openai_client import ServerQueryError, served_models
 from tests.cli.test_cli_run import RUBRIC, judge
 from tests.inference.vllm_loopback import vllm_server
 from tests.judging.loopback import judge_server
+from tests.projects import new_project
 
 ANSWER = "The oxidised zone ends at the water table, below it the sulphides are primary."
 
@@ -77,7 +78,7 @@ def test_a_pass_on_the_harness_pod_uses_benchmark_and_says_so(
     with vllm_server(["benchmark"], lambda messages: ANSWER) as pod, judge_server(judge) as judge_url:
         status, out, err = cli(
             capsys, "run", "--rubric", RUBRIC, "--models-json", config, "--entry", "geo", "--base-url", pod.url,
-            "--judge", f"openai:{judge_url}#judge", "--max-tokens", "16", "--project", tmp_path / "p", "--json",
+            "--judge", f"openai:{judge_url}#judge", "--max-tokens", "16", "--project", new_project(tmp_path / "p"), "--json",
         )  # fmt: skip
     assert status == 0, err
     summary = json.loads(out)
@@ -106,7 +107,7 @@ def test_a_pass_where_every_generation_failed_does_not_exit_0(
     with vllm_server(["benchmark"], lambda messages: ANSWER) as pod, judge_server(judge) as judge_url:
         status, out, err = cli(
             capsys, "run", "--rubric", RUBRIC, "--model", f"geo=openai:{pod.url}#org/geo-lora",
-            "--judge", f"openai:{judge_url}#judge", "--max-tokens", "16", "--project", tmp_path / "p", "--json",
+            "--judge", f"openai:{judge_url}#judge", "--max-tokens", "16", "--project", new_project(tmp_path / "p"), "--json",
         )  # fmt: skip
     assert status == 1, err
     failure = json.loads(out)  # --json: the one line as {"ok": false, "error": ...}

@@ -13,7 +13,7 @@ from gtreview.app.results import run_figures_of
 from gtreview.cli.main import main
 from gtreview.results.loader import load_run_results
 from gtreview.store import sets_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project, open_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, run
 
@@ -22,7 +22,7 @@ from tests.results.test_one_source import config, run
 def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, int]:
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     folder = tmp_path / "project"
-    project = open_project(folder)
+    project = create_project(folder)
     try:
         set_id = sets_repo.import_rubric(
             project.engine, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t"
@@ -44,7 +44,7 @@ def test_results_json_is_the_loaders_figures(finished, capsys) -> None:  # type:
     status, out, _ = cli(capsys, "results", "--run", str(run_id), "--project", str(folder), "--json")
     assert status == 0
     printed = json.loads(out)
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         expected = run_figures_of(project.engine, run_id).model_dump(mode="json")
     finally:
@@ -118,7 +118,7 @@ def test_adjudicate_by_key_moves_every_figure(finished, capsys, tmp_path: Path) 
         capsys, "adjudicate", "revert", *where, "--item", unscored["key"], "--reason", "misread", "--json"
     )
     assert status == 0 and json.loads(out)["action"] == "revert"
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         results = load_run_results(project.engine, run_id)
     finally:

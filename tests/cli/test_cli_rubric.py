@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.projects import new_project
 from tests.rubric_factory import mutated, rubric
 
 
@@ -94,7 +95,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_import_then_export_round_trip(tmp_path: Path, interop_dir: Path) -> None:
     source = interop_dir / "rubrics" / "Yudnamutana_QA_grading_key.json"
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     imported = gtreview("rubric", "import", source, "--project", project, "--json")
     assert imported.returncode == 0, imported.stderr
     set_id = json.loads(imported.stdout)["set_id"]
@@ -107,7 +108,7 @@ def test_import_then_export_round_trip(tmp_path: Path, interop_dir: Path) -> Non
 
 def test_import_refuses_untyped_rubric_without_creating_a_set(tmp_path: Path) -> None:
     data = mutated(rubric(1), "questions.0.components", "none")
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     result = gtreview("rubric", "import", write(tmp_path / "r.json", data), "--project", project)
     assert result.returncode == 2
     assert "cannot load" in result.stderr and "$.questions[0].components" in result.stderr
@@ -116,7 +117,7 @@ def test_import_refuses_untyped_rubric_without_creating_a_set(tmp_path: Path) ->
 
 
 def test_export_markdown_guide(tmp_path: Path, interop_dir: Path) -> None:
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     source = interop_dir / "rubrics" / "Yudnamutana_QA_grading_key.json"
     assert gtreview("rubric", "import", source, "--project", project).returncode == 0
     out = tmp_path / "guide.md"

@@ -20,6 +20,7 @@ from gtreview.core.rubric import rubric_from_json_text
 from tests.inference.vllm_loopback import vllm_server
 from tests.judging.loopback import judge_server
 from tests.judging.scripted import fixture_reply, verdict_json
+from tests.projects import new_project
 
 RUBRIC = sample_rubric_path()
 
@@ -80,7 +81,7 @@ def lora(tiny_judge_gguf: Path) -> Path:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGKILL are POSIX")
 def test_kill_mid_pass_then_resume(tmp_path: Path, tiny_judge_gguf: Path, lora: Path) -> None:
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     with judge_server(judge) as url:
         child = subprocess.Popen(
             command(project, tiny_judge_gguf, lora, url),
@@ -148,7 +149,7 @@ def test_models_from_a_harness_models_json(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     # the server serves the base under its repo name and the LoRA under its label (and the judge)
     with vllm_server(["org/base-7b", "geo", "judge"], judge) as server:
         url = server.url

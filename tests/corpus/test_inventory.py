@@ -297,9 +297,9 @@ def inventory_args(project: Path, *extra: str) -> argparse.Namespace:
 
 def test_command_prints_markdown_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from gtreview.app.corpus_import import import_corpus
-    from gtreview.store.project import open_project
+    from gtreview.store.project import create_project
 
-    project = open_project(tmp_path / "project")
+    project = create_project(tmp_path / "project")
     try:
         import_corpus(project.engine, [SAMPLE / "reports", SAMPLE / "tables"])
     finally:
@@ -312,9 +312,9 @@ def test_command_prints_markdown_and_json(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_command_refuses_a_project_without_documents(tmp_path: Path) -> None:
-    from gtreview.store.project import open_project
+    from gtreview.store.project import create_project
 
-    open_project(tmp_path / "empty").close()
+    create_project(tmp_path / "empty").close()
     with pytest.raises(UserError) as info:
         corpus_inventory(inventory_args(tmp_path / "empty"))
     assert info.value.exit_status == 2 and "no corpus documents" in str(info.value) and "\n" not in str(info.value)

@@ -61,7 +61,7 @@ def test_a_failed_leaderboard_keeps_both_files(tmp_path: Path, monkeypatch: pyte
     exports.write_leaderboard(export, tmp_path)
     before = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()}
     monkeypatch.setattr("gtreview.report.exports.dumps_harness_json", disk_full)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputFileError, match=r"scores\.json: No space"):
         exports.write_leaderboard(export, tmp_path)
     assert {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()} == before
 
@@ -90,3 +90,48 @@ def test_a_new_export_is_as_readable_as_any_file_the_user_writes(tmp_path: Path)
         )  # an existing file keeps its mode
     finally:
         os.umask(umask)
+
+
+def test_a_leaderboard_failing_on_its_second_file_keeps_the_previous_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exports.write_leaderboard(LeaderboardExport(scores=[], meta={"rubric_key": "old"}), tmp_path)
+    before = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()}
+    scores_file = (tmp_path / "scores.json").stat().st_ino
+    real_write_text = Path.write_text
+
+    def full_on_meta(self: Path, data: str, *args: object, **kwargs: object) -> int:
+        if ".meta.json." in self.name:  # the temporary of meta.json: half of it, then the disk is full
+            real_write_text(self, data[: len(data) // 2], encoding="utf-8")
+            disk_full()
+        return real_write_text(self, data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", full_on_meta)
+    with pytest.raises(OutputFileError, match=r"meta\.json: No space"):
+        exports.write_leaderboard(LeaderboardExport(scores=[], meta={"rubric_key": "new"}), tmp_path)
+    assert {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()} == before
+    assert (tmp_path / "scores.json").stat().st_ino == scores_file  # not replaced by a new one either
+
+
+def test_a_key_whose_write_fails_half_way_leaves_no_truncated_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import stat
+
+    from gtreview.report.signing import ensure_reviewer_key, load_signing_key
+
+    real_write_bytes = Path.write_bytes
+
+    def half_then_full(self: Path, data: bytes) -> int:
+        real_write_bytes(self, data[: len(data) // 2])
+        disk_full()
+        return 0
+
+    monkeypatch.setattr(Path, "write_bytes", half_then_full)
+    with pytest.raises(OutputFileError, match=r"geo\.key: No space"):
+        ensure_reviewer_key("geo", tmp_path / "keys")
+    assert list((tmp_path / "keys").iterdir()) == []  # no half key that would never load
+    monkeypatch.undo()
+    key = ensure_reviewer_key("geo", tmp_path / "keys")  # the next try makes a whole one
+    assert load_signing_key("geo", tmp_path / "keys").name == key.name == "geo"
+    assert stat.S_IMODE((tmp_path / "keys" / "geo.key").stat().st_mode) == 0o600

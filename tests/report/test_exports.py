@@ -33,7 +33,7 @@ from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import RunRecordError
 from gtreview.store import sets_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 from tests.rubric_factory import rubric
 
@@ -94,7 +94,7 @@ def open_backend(spec: str) -> ScriptedBackend:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, int, Path]]:
     folder = tmp_path_factory.mktemp("exports") / "project"
-    project = open_project(folder)
+    project = create_project(folder)
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     set_id = sets_repo.import_rubric(
@@ -240,7 +240,7 @@ def test_a_harness_import_exports_from_the_file_records(tmp_path: Path) -> None:
         entries.append(entry)
     scores = tmp_path / "scores.json"
     scores.write_text(json.dumps(entries), encoding="utf-8")
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     try:
         report = import_harness_files(project.engine, RUBRIC, scores=scores, labels=("base", "cand"))
         assert report.run_id is not None and not report.disagreements

@@ -10,7 +10,7 @@ from gtreview.inference.backend import CompletionRequest, CompletionResult, Samp
 from gtreview.results.loader import SampleStatus, load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, verdict_json
 from tests.runs.test_pass import QUESTIONS
 
@@ -21,7 +21,7 @@ def identities(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_matrices_errors_and_unscored(tmp_path: Path) -> None:
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     q1, q2 = QUESTIONS
 
     def judge(request: CompletionRequest) -> str:

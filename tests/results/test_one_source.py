@@ -34,7 +34,7 @@ from gtreview.runs.execute import PassCancelled, PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import RunSource, RunStatus
 from gtreview.store import runs_repo, sets_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from tests.report.test_exports import RUBRIC, open_backend
 
 SEEDLESS = {"n_boot": 200, "n_perm": 200}
@@ -54,7 +54,7 @@ def config(**changes: object) -> PassConfig:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    opened = open_project(tmp_path / "project")
+    opened = create_project(tmp_path / "project")
     set_id = sets_repo.import_rubric(
         opened.engine, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t"
     )

@@ -13,7 +13,7 @@ from gtreview.inference.backend import CompletionRequest, CompletionResult, Samp
 from gtreview.runs.execute import PassCancelled, PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 from tests.rubric_factory import question
 
@@ -60,7 +60,7 @@ class Models:
 
 @pytest.fixture()
 def engine(tmp_path: Path):  # type: ignore[no-untyped-def]
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     yield project.engine
     project.close()
 

@@ -18,7 +18,7 @@ from gtreview.results.loader import SampleStatus, load_run_results
 from gtreview.runs.execute import PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from tests.rubric_factory import question
 
 pytestmark = pytest.mark.real_model
@@ -41,7 +41,7 @@ def test_a_pass_on_smollm2_generates_cleans_judges_and_compares(
         judge_sampling=Sampling(temperature=0.0, seed=0, max_tokens=512),
         drift_every=0,  # a 135M judge does not reproduce the fixtures (the check is tested with scripted judges)
     )
-    project = open_project(tmp_path / "project")
+    project = create_project(tmp_path / "project")
     events: list[PassEvent] = []
     try:
         result = run_pass(

@@ -10,14 +10,15 @@ from gtreview.app.corpus_import import collect_files, import_corpus
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.corpus.readers import CorpusImportError, parse_file
 from gtreview.store.corpus_repo import DocumentConflictError, list_documents, load_documents
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project, open_project
+from tests.projects import new_project
 
 REPORT = "=== Page 1 ===\nREPORT ON THE WIRRIM REEFS\n\nThe reef dips west.\n=== Page 2 ===\nWater at 180 feet.\n"
 
 
 @pytest.fixture()
 def project(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = open_project(tmp_path / "proj")
+    opened = create_project(tmp_path / "proj")
     yield opened
     opened.close()
 
@@ -78,7 +79,7 @@ def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_corpus_import_and_refusals(tmp_path: Path, corpus: Path) -> None:
-    project = tmp_path / "cli-project"
+    project = new_project(tmp_path / "cli-project")
     first = run_cli("corpus", "import", corpus, "--project", project)
     assert first.returncode == 0, first.stderr
     assert "2 added, 0 already in the project" in first.stdout
@@ -100,7 +101,7 @@ def test_cli_corpus_import_and_refusals(tmp_path: Path, corpus: Path) -> None:
 
 
 def test_interop_locators_through_the_cli(tmp_path: Path, interop_dir: Path) -> None:
-    project = tmp_path / "interop"
+    project = new_project(tmp_path / "interop")
     assert run_cli("corpus", "import", interop_dir / "corpus" / "yudnamutana", "--project", project).returncode == 0
     result = run_cli(
         "rubric",
@@ -177,7 +178,7 @@ def test_two_imports_of_one_corpus_at_once_store_it_once(project) -> None:  # ty
     from gtreview.store.corpus_repo import import_documents
 
     documents = many_documents(40)
-    other = open_project(project.folder, create=False)  # a second process, to SQLite
+    other = open_project(project.folder)  # a second process, to SQLite
     reports, errors = [], []
 
     def run(engine) -> None:  # type: ignore[no-untyped-def]
@@ -227,7 +228,7 @@ def test_import_holds_one_parsed_file_at_a_time(tmp_path: Path) -> None:
         path.parent.mkdir(exist_ok=True)
         path.write_text(_report_text(60, seed), encoding="utf-8")  # about 200 kB each
         files.append(path)
-    one, six = open_project(tmp_path / "one"), open_project(tmp_path / "six")
+    one, six = create_project(tmp_path / "one"), create_project(tmp_path / "six")
     try:
         _import_peak(one.engine, files[:1])  # warm: imports and caches allocated once
         _import_peak(six.engine, files[:1])

@@ -9,16 +9,17 @@ from sqlalchemy.exc import DatabaseError
 from sqlmodel import SQLModel
 
 import gtreview.store.tables  # noqa: F401 - registers the tables on SQLModel.metadata
+from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.store import sets_repo
 from gtreview.store.db import current_revision, head_revision, make_engine, migrate
-from gtreview.store.project import DB_FILE, ProjectError, open_project
+from gtreview.store.project import DB_FILE, ProjectError, create_project, open_project
 from tests.rubric_factory import rubric
 
 
 @pytest.fixture()
 def project(tmp_path: Path):  # type: ignore[no-untyped-def]
-    opened = open_project(tmp_path / "proj")
+    opened = create_project(tmp_path / "proj")
     yield opened
     opened.close()
 
@@ -132,14 +133,14 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
         connection.execute(
             text(
                 "INSERT INTO question_version (question_id, version, content_json, content_hash, author, comment, created_at) "
-                "VALUES (1, 1, :content, 'h', 'old', '', '2025-01-01 00:00:00')"
+                "VALUES (1, 1, :content, :hash, 'old', '', '2025-01-01 00:00:00')"
             ),
-            {"content": json.dumps(question)},
+            {"content": json.dumps(question), "hash": canonical_hash(question)},
         )
     engine.dispose()
     assert current_revision(make_engine(folder / DB_FILE)) == "0001"
 
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         assert current_revision(project.engine) == head_revision()
         with project.engine.connect() as connection:
@@ -156,7 +157,7 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
 
 def test_database_from_a_newer_gtreview_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "future"
-    open_project(folder).close()
+    create_project(folder).close()
     engine = make_engine(folder / DB_FILE)
     with engine.begin() as connection:
         connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
@@ -167,4 +168,4 @@ def test_database_from_a_newer_gtreview_is_refused(tmp_path: Path) -> None:
 
 def test_opening_a_missing_project_without_create(tmp_path: Path) -> None:
     with pytest.raises(ProjectError, match="not a gtreview project"):
-        open_project(tmp_path / "nothing", create=False)
+        open_project(tmp_path / "nothing")

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from gtreview.store import runs_repo, tables
 from gtreview.store.db import current_revision, head_revision, make_engine
-from gtreview.store.project import DB_FILE, open_project
+from gtreview.store.project import DB_FILE, create_project, open_project
 from gtreview.store.runs_repo import INTERRUPTED, RunSource, RunStatus
 
 
@@ -40,7 +40,7 @@ def summary(engine, run_id: int) -> runs_repo.RunSummary:  # type: ignore[no-unt
 
 
 def test_a_run_is_live_only_while_its_process_is(tmp_path: Path) -> None:
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     engine = project.engine
     try:
         run_id = runs_repo.find_or_create_run(
@@ -86,7 +86,7 @@ def test_a_run_is_live_only_while_its_process_is(tmp_path: Path) -> None:
 
 def test_revision_0009_adds_the_owner_and_an_old_running_run_reads_interrupted(tmp_path: Path) -> None:
     folder = tmp_path / "p"
-    project = open_project(folder)
+    project = create_project(folder)
     run_id = runs_repo.create_run(
         project.engine, name="old", rubric_hash="r", source=RunSource.PASS, status=RunStatus.STOPPED
     )
@@ -98,7 +98,7 @@ def test_revision_0009_adds_the_owner_and_an_old_running_run_reads_interrupted(t
         connection.execute(text("UPDATE run SET status = 'running'"))
         connection.execute(text("UPDATE alembic_version SET version_num = '0008'"))
     engine.dispose()
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         assert current_revision(project.engine) == head_revision() == "0009"
         old = summary(project.engine, run_id)

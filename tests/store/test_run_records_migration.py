@@ -14,7 +14,7 @@ from gtreview.results.loader import load_run_results
 from gtreview.runs.record import RunSource, read_run_config
 from gtreview.store import runs_repo
 from gtreview.store.db import current_revision, head_revision, make_engine
-from gtreview.store.project import DB_FILE, open_project
+from gtreview.store.project import DB_FILE, create_project, open_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, harness_scores, run
 
@@ -46,7 +46,7 @@ def test_an_old_project_is_linked_and_typed(tmp_path: Path, monkeypatch: pytest.
 
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     folder = tmp_path / "project"
-    project = open_project(folder)
+    project = create_project(folder)
     set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="Tiny.json", source_sha256="s", actor="t")
     first = run(project.engine, set_id, config())
     extended = run(project.engine, set_id, config(repeats=4))
@@ -60,7 +60,7 @@ def test_an_old_project_is_linked_and_typed(tmp_path: Path, monkeypatch: pytest.
 
     _as_revision_0006(folder)
     assert current_revision(make_engine(folder / DB_FILE)) == "0006"
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         assert current_revision(project.engine) == head_revision()
         after = {r.id: r for r in runs_repo.list_runs(project.engine)}

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings
 from gtreview.app.corpus_import import import_corpus
 from gtreview.interop.rubric_files import read_rubric_file, to_rubric
 from gtreview.store import sets_repo
-from gtreview.store.project import Project, open_project
+from gtreview.store.project import Project, create_project
 from tests.ui.waiting import settle
 
 
@@ -33,7 +33,7 @@ def settings(tmp_path: Path) -> QSettings:
 
 @pytest.fixture()
 def interop_project(tmp_path: Path, interop_dir: Path):  # type: ignore[no-untyped-def]
-    project: Project = open_project(tmp_path / "project")
+    project: Project = create_project(tmp_path / "project")
     import_corpus(project.engine, [interop_dir / "corpus" / "yudnamutana"])
     rubric_file = read_rubric_file(interop_dir / "rubrics" / "Yudnamutana_QA_grading_key.json")
     sets_repo.import_rubric(

@@ -19,7 +19,7 @@ def test_a_stale_gui_edit_is_a_notice_and_keeps_the_typed_text(qtbot, sample_win
     engine, set_id = window.project.engine, window.set_id
     before = sets_repo.list_versions(engine, set_id, "A1")[-1].version
 
-    script = open_project(window.project.folder, create=False)  # another process on the same project
+    script = open_project(window.project.folder)  # another process on the same project
     try:
         editing.apply_edit(script.engine, set_id, "A1", ("title",), "The script's title", author="script")
     finally:
@@ -71,7 +71,7 @@ def test_approving_what_another_writer_has_just_changed_is_refused(qtbot, sample
 
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
-    script = open_project(window.project.folder, create=False)
+    script = open_project(window.project.folder)
     try:
         editing.apply_edit(script.engine, set_id, "A1", ("title",), "Changed under the reviewer", author="script")
     finally:

@@ -69,7 +69,7 @@ def test_sigkill_during_editing_keeps_every_saved_edit(tmp_path: Path) -> None:
             child.kill()
     assert child.returncode == -signal.SIGKILL
 
-    project = open_project(folder, create=False)
+    project = open_project(folder)
     try:
         with project.engine.connect() as connection:
             assert connection.execute(text("PRAGMA integrity_check")).scalar() == "ok"

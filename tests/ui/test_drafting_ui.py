@@ -5,7 +5,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from gtreview.store.corpus_repo import import_documents
-from gtreview.store.project import open_project
+from gtreview.store.project import create_project
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.main_window import MainWindow
 from tests.authoring.fakes import DraftScript, corpus
@@ -14,7 +14,7 @@ from tests.ui.waiting import settle
 
 
 def test_draft_a_set_from_the_app(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
-    project = open_project(tmp_path / "p")
+    project = create_project(tmp_path / "p")
     import_documents(project.engine, corpus())
     window = MainWindow(project, settings)
     qtbot.addWidget(window)

@@ -17,7 +17,7 @@ from gtreview.corpus.readers import CorpusImportError
 from gtreview.paths import sample_corpus_dir
 from gtreview.store import sets_repo
 from gtreview.store.corpus_repo import list_documents
-from gtreview.store.project import DB_FILE, open_project
+from gtreview.store.project import DB_FILE, ProjectError, create_project
 from gtreview.ui import app as app_module
 from gtreview.ui.dialogs.welcome import WelcomeDialog
 from gtreview.ui.widgets.corpus_view import NO_CORPUS
@@ -30,7 +30,7 @@ from tests.ui.waiting import settle
 def empty_window(qtbot, tmp_path: Path, settings: QSettings):  # type: ignore[no-untyped-def]
     from gtreview.ui.main_window import MainWindow
 
-    project = open_project(tmp_path / "fresh")
+    project = create_project(tmp_path / "fresh")
     settings.setValue("reviewer/name", "Dr Test")
     window = MainWindow(project, settings)
     qtbot.addWidget(window)
@@ -161,3 +161,16 @@ def test_the_welcome_page_refuses_a_non_project_folder_and_stays(
     assert project is not None and project.folder == tmp_path / "sample"
     project.close()
     assert not (plain / DB_FILE).exists() and "is not a gtreview project" in warned[0]
+
+
+def test_a_named_project_that_is_not_one_is_refused_not_created(tmp_path: Path, settings: QSettings) -> None:
+    typo = tmp_path / "projcet"  # `gtreview gui --project projcet`
+    with pytest.raises(ProjectError, match="does not exist"):
+        app_module.choose_project(typo, False, settings)
+    assert not typo.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / DB_FILE).write_bytes(b"")
+    with pytest.raises(ProjectError, match=r"is empty \(0 bytes\)"):
+        app_module.choose_project(empty, False, settings)
+    assert (empty / DB_FILE).read_bytes() == b""

@@ -38,9 +38,10 @@ from gtreview.core.stats_agreement import (
     total_agreement,
     weighted_kappa,
 )
-from gtreview.core.stats_base import LEVEL, Interval, StatModel
+from gtreview.core.stats_base import LEVEL, Interval, StatInputError, StatModel
 from gtreview.core.stats_components import ComponentKindReport, KindRate, component_kind_rates, kind_shares
 from gtreview.core.stats_items import ItemAnalysis, ItemStat, cronbach_alpha, item_analysis
+from gtreview.core.stats_noise import NoiseSplit, QuestionNoise, noise_per_question, noise_split
 from gtreview.core.stats_paired import (
     EXACT_MAX_QUESTIONS,
     Difference,
@@ -58,6 +59,7 @@ from gtreview.core.stats_pairwise import (
     agreement,
     pairwise_summary,
 )
+from gtreview.core.stats_retest import GateRetest, IccResult, fleiss_kappa, gate_retest, verdict_icc
 from gtreview.core.stats_scores import (
     QuestionStat,
     RateSummary,
@@ -80,19 +82,24 @@ __all__ = [
     "ComponentAgreement",
     "ComponentKindReport",
     "Difference",
+    "GateRetest",
+    "IccResult",
     "InterRater",
     "Interval",
     "ItemAnalysis",
     "ItemStat",
     "KappaResult",
     "KindRate",
+    "NoiseSplit",
     "PairwiseSummary",
     "QuestionAgreement",
     "QuestionDisagreement",
+    "QuestionNoise",
     "QuestionStat",
     "RateSummary",
     "RaterPair",
     "ScoreSummary",
+    "StatInputError",
     "StatModel",
     "TotalAgreement",
     "Verdict",
@@ -102,7 +109,9 @@ __all__ = [
     "component_agreement",
     "component_kind_rates",
     "cronbach_alpha",
+    "fleiss_kappa",
     "gate_pass_rate",
+    "gate_retest",
     "group_rows",
     "inter_rater",
     "item_analysis",
@@ -110,6 +119,8 @@ __all__ = [
     "krippendorff_alpha",
     "mean_absolute_difference",
     "most_disagreeing",
+    "noise_per_question",
+    "noise_split",
     "paired_difference",
     "paired_difference_of_means",
     "pairwise_summary",
@@ -119,5 +130,6 @@ __all__ = [
     "summarize_scores",
     "total_agreement",
     "verdict_for",
+    "verdict_icc",
     "weighted_kappa",
 ]

@@ -39,7 +39,15 @@ from gtreview.core.stats_agreement import (
     weighted_kappa,
 )
 from gtreview.core.stats_base import LEVEL, Interval, StatInputError, StatModel
+from gtreview.core.stats_bradley_terry import BradleyTerry, Strength, bradley_terry
 from gtreview.core.stats_components import ComponentKindReport, KindRate, component_kind_rates, kind_shares
+from gtreview.core.stats_design import (
+    ClusteredDifference,
+    McNemarResult,
+    clustered_paired_difference,
+    majority_pass,
+    mcnemar_exact,
+)
 from gtreview.core.stats_items import ItemAnalysis, ItemStat, cronbach_alpha, item_analysis
 from gtreview.core.stats_noise import NoiseSplit, QuestionNoise, noise_per_question, noise_split
 from gtreview.core.stats_paired import (
@@ -58,6 +66,14 @@ from gtreview.core.stats_pairwise import (
     QuestionAgreement,
     agreement,
     pairwise_summary,
+)
+from gtreview.core.stats_passk import (
+    GateReliability,
+    PassK,
+    QuestionFlakiness,
+    gate_reliability,
+    pass_at_k,
+    pass_hat_k,
 )
 from gtreview.core.stats_retest import GateRetest, IccResult, fleiss_kappa, gate_retest, verdict_icc
 from gtreview.core.stats_scores import (
@@ -79,9 +95,12 @@ __all__ = [
     "TOTAL_CATEGORIES",
     "Agreement",
     "AlphaResult",
+    "BradleyTerry",
+    "ClusteredDifference",
     "ComponentAgreement",
     "ComponentKindReport",
     "Difference",
+    "GateReliability",
     "GateRetest",
     "IccResult",
     "InterRater",
@@ -90,10 +109,13 @@ __all__ = [
     "ItemStat",
     "KappaResult",
     "KindRate",
+    "McNemarResult",
     "NoiseSplit",
     "PairwiseSummary",
+    "PassK",
     "QuestionAgreement",
     "QuestionDisagreement",
+    "QuestionFlakiness",
     "QuestionNoise",
     "QuestionStat",
     "RateSummary",
@@ -101,22 +123,28 @@ __all__ = [
     "ScoreSummary",
     "StatInputError",
     "StatModel",
+    "Strength",
     "TotalAgreement",
     "Verdict",
     "agreement",
+    "bradley_terry",
     "breakdown",
+    "clustered_paired_difference",
     "cohens_kappa",
     "component_agreement",
     "component_kind_rates",
     "cronbach_alpha",
     "fleiss_kappa",
     "gate_pass_rate",
+    "gate_reliability",
     "gate_retest",
     "group_rows",
     "inter_rater",
     "item_analysis",
     "kind_shares",
     "krippendorff_alpha",
+    "majority_pass",
+    "mcnemar_exact",
     "mean_absolute_difference",
     "most_disagreeing",
     "noise_per_question",
@@ -124,6 +152,8 @@ __all__ = [
     "paired_difference",
     "paired_difference_of_means",
     "pairwise_summary",
+    "pass_at_k",
+    "pass_hat_k",
     "per_question",
     "score_matrix",
     "sign_flip_p_value",

@@ -49,6 +49,7 @@ from gtreview.core.stats_design import (
     mcnemar_exact,
 )
 from gtreview.core.stats_items import ItemAnalysis, ItemStat, cronbach_alpha, item_analysis
+from gtreview.core.stats_length import LengthBias, length_bias
 from gtreview.core.stats_noise import NoiseSplit, QuestionNoise, noise_per_question, noise_split
 from gtreview.core.stats_paired import (
     EXACT_MAX_QUESTIONS,
@@ -109,6 +110,7 @@ __all__ = [
     "ItemStat",
     "KappaResult",
     "KindRate",
+    "LengthBias",
     "McNemarResult",
     "NoiseSplit",
     "PairwiseSummary",
@@ -143,6 +145,7 @@ __all__ = [
     "item_analysis",
     "kind_shares",
     "krippendorff_alpha",
+    "length_bias",
     "majority_pass",
     "mcnemar_exact",
     "mean_absolute_difference",

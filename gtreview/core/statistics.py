@@ -50,6 +50,18 @@ from gtreview.core.stats_design import (
 )
 from gtreview.core.stats_items import ItemAnalysis, ItemStat, cronbach_alpha, item_analysis
 from gtreview.core.stats_length import LengthBias, length_bias
+from gtreview.core.stats_membership import (
+    MEMBER_SIDE,
+    AucResult,
+    Signal,
+    loss,
+    membership_auc,
+    min_k,
+    min_k_plus,
+    reference_ratio,
+    token_moments,
+    zlib_loss,
+)
 from gtreview.core.stats_noise import NoiseSplit, QuestionNoise, noise_per_question, noise_split
 from gtreview.core.stats_paired import (
     EXACT_MAX_QUESTIONS,
@@ -92,10 +104,12 @@ from gtreview.core.stats_scores import (
 __all__ = [
     "EXACT_MAX_QUESTIONS",
     "LEVEL",
+    "MEMBER_SIDE",
     "TIE_TOLERANCE",
     "TOTAL_CATEGORIES",
     "Agreement",
     "AlphaResult",
+    "AucResult",
     "BradleyTerry",
     "ClusteredDifference",
     "ComponentAgreement",
@@ -123,6 +137,7 @@ __all__ = [
     "RateSummary",
     "RaterPair",
     "ScoreSummary",
+    "Signal",
     "StatInputError",
     "StatModel",
     "Strength",
@@ -146,9 +161,13 @@ __all__ = [
     "kind_shares",
     "krippendorff_alpha",
     "length_bias",
+    "loss",
     "majority_pass",
     "mcnemar_exact",
     "mean_absolute_difference",
+    "membership_auc",
+    "min_k",
+    "min_k_plus",
     "most_disagreeing",
     "noise_per_question",
     "noise_split",
@@ -158,11 +177,14 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "per_question",
+    "reference_ratio",
     "score_matrix",
     "sign_flip_p_value",
     "summarize_scores",
+    "token_moments",
     "total_agreement",
     "verdict_for",
     "verdict_icc",
     "weighted_kappa",
+    "zlib_loss",
 ]

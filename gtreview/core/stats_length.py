@@ -124,6 +124,7 @@ def length_bias(
     n_units = int(units.max()) + 1 if units.size else 0
     x = np.log1p(ft) - np.log1p(base)
     scale = float(np.std(x, ddof=1)) if x.size >= 2 else 0.0
+    scale = scale if scale > 1e-12 else 0.0  # equal ratios differ only by rounding in the logs
     z = x / scale if scale > 0 else x
     drawn = bootstrap_weights(n_units, n_boot=n_boot, rng=rng_from(seed))[:, units] if n_units >= 2 else None
     raw = opt(y.mean()) if y.size else None

@@ -53,17 +53,22 @@ class BradleyTerry(StatModel):
 
 
 def win_tables(
-    first: npt.NDArray[np.int64], second: npt.NDArray[np.int64], score: FloatArray, weights: FloatArray, size: int
+    first: npt.NDArray[np.int64],
+    second: npt.NDArray[np.int64],
+    score: FloatArray,
+    units: npt.NDArray[np.int64],
+    weights: FloatArray,
+    size: int,
 ) -> FloatArray:
-    """(B, M, M) tables of wins of row over column, comparisons weighted per replicate.
+    """(B, M, M) tables of wins of row over column, each unit weighted per replicate.
 
-    ``weights`` is (B, comparisons); a comparison scores ``score`` for ``first`` and
-    ``1 − score`` for ``second``.
+    ``weights`` is (B, units); a comparison scores ``score`` for ``first`` and
+    ``1 − score`` for ``second``. Comparisons are summed per unit first, so the work
+    grows with questions, not with verdicts.
     """
-    cells = np.zeros((first.size, size * size))
-    rows = np.arange(first.size)
-    cells[rows, first * size + second] += score
-    cells[rows, second * size + first] += 1.0 - score
+    cells = np.zeros((weights.shape[1], size * size))
+    np.add.at(cells, (units, first * size + second), score)
+    np.add.at(cells, (units, second * size + first), 1.0 - score)
     return np.asarray(weights @ cells, dtype=np.float64).reshape(-1, size, size)
 
 
@@ -129,12 +134,12 @@ def bradley_terry(
     if units.size != score.size:
         raise StatInputError(f"{units.size} question labels for {score.size} verdicts")
     n_units = int(units.max()) + 1 if units.size else 0
-    table = win_tables(first, second, score, np.ones((1, score.size)), len(names))
+    table = win_tables(first, second, score, units, np.ones((1, n_units)), len(names))
     point = mm_log_strengths(table)[0] if names else np.zeros(0)
     replicates = np.full((0, len(names)), np.nan)
     if n_boot >= 1 and n_units >= 2 and len(names) >= 2:
-        drawn = bootstrap_weights(n_units, n_boot=n_boot, rng=rng_from(seed))[:, units]
-        replicates = mm_log_strengths(win_tables(first, second, score, drawn, len(names)))
+        drawn = bootstrap_weights(n_units, n_boot=n_boot, rng=rng_from(seed))
+        replicates = mm_log_strengths(win_tables(first, second, score, units, drawn, len(names)))
     estimable = bool(np.isfinite(point).all()) and len(names) >= 2
     strengths = [
         Strength(

@@ -33,6 +33,7 @@ from gtreview.core.stats_base import (
 from gtreview.core.stats_design import cluster_codes
 
 MAX_ITERATIONS = 100
+_CHUNK_CELLS = 1 << 20  # (replicates x verdicts) cells per block of refits, about 8 MB per array
 _Z = NormalDist().inv_cdf((1 + LEVEL) / 2)  # 1.96: the Wald interval has the level of every other
 
 
@@ -96,6 +97,15 @@ def fit_logistic(y: FloatArray, z: FloatArray, weights: FloatArray) -> tuple[Flo
     return params, covariance
 
 
+def _refit_intercepts(y: FloatArray, z: FloatArray, units: npt.NDArray[np.int64], drawn: FloatArray) -> FloatArray:
+    """The intercept refitted on each replicate, in blocks that bound the memory."""
+    rows = max(1, _CHUNK_CELLS // max(1, y.size))
+    blocks = [
+        fit_logistic(y, z, drawn[start : start + rows][:, units])[0][:, 0] for start in range(0, len(drawn), rows)
+    ]
+    return np.concatenate(blocks)
+
+
 def length_bias(
     verdicts: npt.ArrayLike,
     finetune_lengths: npt.ArrayLike,
@@ -126,9 +136,12 @@ def length_bias(
     scale = float(np.std(x, ddof=1)) if x.size >= 2 else 0.0
     scale = scale if scale > 1e-12 else 0.0  # equal ratios differ only by rounding in the logs
     z = x / scale if scale > 0 else x
-    drawn = bootstrap_weights(n_units, n_boot=n_boot, rng=rng_from(seed))[:, units] if n_units >= 2 else None
+    drawn = bootstrap_weights(n_units, n_boot=n_boot, rng=rng_from(seed)) if n_units >= 2 and n_boot >= 1 else None
     raw = opt(y.mean()) if y.size else None
-    raw_ci = percentile_interval((drawn @ y) / drawn.sum(axis=1)) if drawn is not None else None
+    raw_ci = None
+    if drawn is not None:
+        unit_sums, unit_sizes = np.bincount(units, weights=y, minlength=n_units), np.bincount(units, minlength=n_units)
+        raw_ci = percentile_interval((drawn @ unit_sums) / (drawn @ unit_sizes))
     empty = {"intercept": None, "slope": None, "slope_se": None, "slope_ci": None, "slope_p": None}
     if scale == 0:  # length cannot be told apart from the model; equal lengths need no control
         equal = bool(y.size) and bool((x == 0).all())
@@ -145,7 +158,7 @@ def length_bias(
     (intercept, slope), covariance = (a[0] for a in fit_logistic(y, z, np.ones((1, y.size))))
     controlled_ci = None
     if drawn is not None:
-        controlled_ci = percentile_interval(sigmoid(fit_logistic(y, z, drawn)[0][:, 0]))
+        controlled_ci = percentile_interval(sigmoid(_refit_intercepts(y, z, units, drawn)))
     se = math.sqrt(covariance[1, 1]) if np.isfinite(slope) else float("nan")
     fitted = bool(np.isfinite(slope)) and se > 0
     return LengthBias(

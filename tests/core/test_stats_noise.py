@@ -53,6 +53,7 @@ def test_nested_split_by_hand() -> None:
     assert split.se_sampling == pytest.approx(math.sqrt(1.125))
     assert split.se_judge == pytest.approx(math.sqrt(0.125))
     assert split.se_measurement == pytest.approx(math.sqrt(1.25))
+    assert split.se_total == pytest.approx(math.sqrt(1.25))  # plus question variance 0 / 2
     assert (split.n_questions, split.n_answers, split.n_verdicts) == (2, 4, 8)
 
 

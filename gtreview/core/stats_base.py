@@ -14,6 +14,8 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
+from gtreview.core.errors import UserError
+
 FloatArray = npt.NDArray[np.float64]
 Seed = int | np.random.Generator
 
@@ -21,6 +23,13 @@ LEVEL = 0.95
 """Coverage of every interval: the product reports 95% percentile bootstrap intervals."""
 
 _TAILS = (100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2)
+
+
+class StatInputError(UserError, ValueError):
+    """Input a statistic cannot be computed from (wrong shape, values out of range).
+
+    A ValueError too, so callers that caught the plain ValueError of older code still do.
+    """
 
 
 class StatModel(BaseModel):

@@ -66,10 +66,10 @@ def make_project(folder: Path) -> int:
     """A project with a three-question set; returns the set's id."""
     from gtreview.core.rubric import Rubric
     from gtreview.store import sets_repo
-    from gtreview.store.project import open_project
+    from gtreview.store.project import create_project
     from tests.rubric_factory import rubric
 
-    project = open_project(folder)
+    project = create_project(folder)
     try:
         data = rubric(len(QUESTIONS))
         return sets_repo.import_rubric(

@@ -14,23 +14,15 @@ import shutil
 import time
 from pathlib import Path
 
+from gtreview.processes import pid_alive
+
 _ABANDONED_AFTER_S = 3600.0  # where a process cannot be asked about (Windows): an hour-old folder
-
-
-def _process_gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):
-        return False  # someone else's process
-    return False
 
 
 def _abandoned(folder: Path, pid: str) -> bool:
     if os.name == "nt":  # os.kill(pid, 0) would terminate it there: go by age
         return time.time() - folder.stat().st_mtime > _ABANDONED_AFTER_S
-    return pid.isdigit() and int(pid) != os.getpid() and _process_gone(int(pid))
+    return pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid))
 
 
 def remove_abandoned_staging(out_dir: Path) -> None:

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from gtreview.core.errors import UserError
+from gtreview.processes import pid_alive
 
 HEARTBEAT_S = 10.0  # how often a running pass says it is alive
 STALE_AFTER_S = 60.0  # a heartbeat older than this: the process is gone (or hung)
@@ -38,18 +39,6 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _pid_alive(pid: int) -> bool:
-    if os.name == "nt":  # os.kill(pid, 0) would terminate it there: trust the heartbeat alone
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True  # someone else's process
-    return True
-
-
 def owner_alive(owner: str | None, heartbeat_at: datetime | None, now: datetime | None = None) -> bool:
     """Whether the process ``owner`` names still holds its run: a fresh heartbeat and,
     on this host, a process of that id (a reused id has no fresh heartbeat)."""
@@ -62,7 +51,7 @@ def owner_alive(owner: str | None, heartbeat_at: datetime | None, now: datetime 
         return False
     host, _, pid = owner.rpartition(":")
     if host == socket.gethostname():
-        return pid.isdigit() and _pid_alive(int(pid))
+        return pid.isdigit() and pid_alive(int(pid))
     return True
 
 

@@ -10,16 +10,17 @@ from gtreview.core.rubric import Rubric
 from gtreview.store import sets_repo
 from gtreview.store.db import BUSY_TIMEOUT_MS, write_session
 from gtreview.store.project import DB_FILE, Project, open_project
+from tests.projects import new_project
 from tests.rubric_factory import rubric
 
 
 @pytest.fixture()
 def two(tmp_path: Path):  # type: ignore[no-untyped-def]
-    alice = open_project(tmp_path / "p")
+    alice = open_project(new_project(tmp_path / "p"))
     set_id = sets_repo.import_rubric(
         alice.engine, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="setup"
     )
-    bob = open_project(tmp_path / "p")
+    bob = open_project(new_project(tmp_path / "p"))
     yield alice, bob, set_id
     alice.close()
     bob.close()

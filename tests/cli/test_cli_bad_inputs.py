@@ -18,6 +18,7 @@ import pytest
 from gtreview.cli.main import main
 from gtreview.store import sets_repo
 from gtreview.store.project import open_project
+from tests.projects import new_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, run
 from tests.rubric_factory import mutated, rubric
@@ -38,7 +39,7 @@ class Inputs:
         self.folder = root / "folder.json"
         self.folder.mkdir()
         self.a_file = self.write("plain.txt", "not a folder\n")
-        self.project = root / "project"
+        self.project = new_project(root / "project")
 
     def write(self, name: str, text: str) -> Path:
         path = self.root / name
@@ -224,7 +225,7 @@ def test_bad_input_is_one_line_and_exit_status_2(inputs: Inputs, capsys: pytest.
 @pytest.fixture
 def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, int]:
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    folder = tmp_path / "project"
+    folder = new_project(tmp_path / "project")
     project = open_project(folder)
     try:
         set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="r.json", source_sha256="s", actor="t")

@@ -129,7 +129,7 @@ def test_export_markdown_guide(tmp_path: Path, interop_dir: Path) -> None:
 
 
 def test_importing_a_file_twice_says_so_in_one_line(tmp_path: Path) -> None:
-    project = tmp_path / "project"
+    project = new_project(tmp_path / "project")
     source = write(tmp_path / "r.json", rubric(2))
     assert gtreview("rubric", "import", source, "--project", project).returncode == 0
     again = gtreview("rubric", "import", source, "--project", project)

@@ -13,6 +13,7 @@ from gtreview.runs.identity import spec_identity
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend
+from tests.projects import new_project
 from tests.runs.test_pass import QUESTIONS, judge_reply
 
 
@@ -39,7 +40,7 @@ def config(password: str) -> PassConfig:
 def test_a_changed_password_is_the_same_pass(tmp_path: Path) -> None:
     """The models are opened with the password; the run stores and hashes none, so the
     same pass after a password change finds its run and every answer already made."""
-    project = open_project(tmp_path / "p")
+    project = open_project(new_project(tmp_path / "p"))
     opened: list[str] = []
 
     def open_backend(spec: str) -> ScriptedBackend:

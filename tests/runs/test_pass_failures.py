@@ -21,6 +21,7 @@ from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend
+from tests.projects import new_project
 from tests.runs.test_pass import QUESTIONS, Models, judge_reply
 
 
@@ -82,7 +83,7 @@ def closed_port_url() -> str:
 
 @pytest.fixture()
 def engine(tmp_path: Path):  # type: ignore[no-untyped-def]
-    project = open_project(tmp_path / "p")
+    project = open_project(new_project(tmp_path / "p"))
     yield project.engine
     project.close()
 
@@ -200,7 +201,10 @@ def test_a_model_file_with_a_bad_magic_is_refused_before_any_run_exists(engine, 
 
 
 def test_two_passes_of_one_plan_started_together_make_one_run_and_one_set_of_calls(tmp_path: Path) -> None:
-    projects = [open_project(tmp_path / "p"), open_project(tmp_path / "p")]  # two connections, as two windows
+    projects = [
+        open_project(new_project(tmp_path / "p")),
+        open_project(new_project(tmp_path / "p")),
+    ]  # two connections, as two windows
     calls: list[str] = []
     lock = threading.Lock()
     start = threading.Barrier(2)

@@ -19,12 +19,13 @@ from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend
+from tests.projects import new_project
 from tests.runs.test_pass import QUESTIONS, judge_reply
 
 
 @pytest.fixture()
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    project = open_project(tmp_path / "p")
+    project = open_project(new_project(tmp_path / "p"))
     yield project.engine
     project.close()
 

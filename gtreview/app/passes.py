@@ -120,6 +120,9 @@ def with_runtime(config: PassConfig, runtime: dict[str, int] | None) -> PassConf
     )
 
 
+BUSY_POLL_S = 2.0  # how often a pass waiting for the same pass elsewhere asks again
+
+
 def run_benchmark_pass(
     engine: Engine,
     config: PassConfig,
@@ -130,9 +133,17 @@ def run_benchmark_pass(
     open_backend: Callable[[str], CompletionBackend] = open_model,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    on_busy: Callable[[str], None] | None = None,
+    busy_poll_s: float = BUSY_POLL_S,
 ) -> PassResult:
     """Generate, judge and compare over a project set (its active questions) or a rubric file.
-    Raises ``GenerationsFailed`` when every generation of a model failed."""
+    Raises ``GenerationsFailed`` when every generation of a model failed.
+
+    The same pass already running elsewhere (another process, or another pass of this
+    one) is refused with ``RunBusyError``, unless ``on_busy`` is given: then it hears the
+    reason once and this pass waits for that one (until it ends, or its owner is gone
+    and its heartbeat stale), then runs, reusing everything the other pass stored; a
+    ``cancel`` stops the waiting."""
     if (set_id is None) == (rubric is None):
         raise PassSetupError("name either a set of the project or a rubric file")
     if set_id is not None:
@@ -147,18 +158,30 @@ def run_benchmark_pass(
         questions = list(rubric.questions)
     if not questions:
         raise PassSetupError("the set has no active questions to run")
-    with heartbeat(engine):
-        result = run_pass(
-            engine,
-            with_runtime(config, runtime),
-            questions,
-            rubric_hash=canonical_hash(rubric.to_json_dict()),
-            open_backend=open_backend,
-            set_id=set_id,
-            global_variants=rubric.global_variants,
-            progress=progress,
-            cancel=cancel,
-        )
+    told = False
+    while True:
+        try:
+            with heartbeat(engine):
+                result = run_pass(
+                    engine,
+                    with_runtime(config, runtime),
+                    questions,
+                    rubric_hash=canonical_hash(rubric.to_json_dict()),
+                    open_backend=open_backend,
+                    set_id=set_id,
+                    global_variants=rubric.global_variants,
+                    progress=progress,
+                    cancel=cancel,
+                )
+            break
+        except runs_repo.RunBusyError as busy:  # refused before the run was touched: safe to ask again
+            if on_busy is None:
+                raise
+            if not told:
+                on_busy(f"{busy}; waiting for it to end, then this pass reuses what it stored")
+                told = True
+            if (cancel or threading.Event()).wait(busy_poll_s):
+                raise PassCancelled("stopped waiting for the other pass; nothing was run") from None
     _check_generations(engine, result)
     return result
 

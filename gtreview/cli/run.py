@@ -58,6 +58,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--no-pairwise", action="store_true")
     parser.add_argument("--drift-every", type=int_at_least(0), default=50)
     parser.add_argument("--name", type=str, default=None)
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="refuse, rather than wait for, the same pass running in another process",
+    )
     add_project(parser)
     add_json(parser)
     parser.set_defaults(handler=run)
@@ -138,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
                 rubric=rubric,
                 progress=None if args.json else _progress_printer(sys.stderr),
                 cancel=cancel,
+                on_busy=None if args.no_wait else lambda message: print(message, file=sys.stderr, flush=True),
             )
         finally:
             signal.signal(signal.SIGINT, previous)

@@ -4,7 +4,7 @@ A running run names its owner (``host:pid``) and that process keeps a heartbeat;
 owner is alive while its heartbeat is fresh and, on this host, its process exists.
 Two passes of one process share an owner, so the runs a pass of this process holds
 are also kept here, and a second pass on one of them is refused. Claiming a run is
-one write transaction (:func:`write_transaction`) so two processes never both claim.
+one write transaction (:func:`gtreview.store.db.write_session`) so two processes never both claim.
 """
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from gtreview.core.errors import UserError
 from gtreview.processes import pid_alive
@@ -73,13 +70,3 @@ def hold(engine: Engine, run_id: int, *, held_here: bool) -> None:
 def release(engine: Engine, run_id: int) -> None:
     with _held_lock:
         _held_here.discard((str(engine.url), run_id))
-
-
-@contextmanager
-def write_transaction(engine: Engine) -> Iterator[Session]:
-    """A session whose transaction takes SQLite's write lock first, so what it reads
-    cannot change before it writes (another process waits, up to the busy timeout)."""
-    with Session(engine) as session:
-        session.connection().exec_driver_sql("BEGIN IMMEDIATE")
-        yield session
-        session.commit()

@@ -30,10 +30,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
 from gtreview.store import tables
+from gtreview.store.db import write_session
 from gtreview.store.run_owners import HEARTBEAT_S as HEARTBEAT_S  # re-exported: callers name them here
 from gtreview.store.run_owners import STALE_AFTER_S as STALE_AFTER_S
 from gtreview.store.run_owners import RunBusyError as RunBusyError
-from gtreview.store.run_owners import hold, release, write_transaction
+from gtreview.store.run_owners import hold, release
 from gtreview.store.run_owners import owner_alive as owner_alive
 from gtreview.store.run_owners import process_owner as process_owner
 
@@ -149,7 +150,7 @@ def find_or_create_run(
     """The run with this configuration hash and rubric (resumed, marked running), or a new
     one; held by this pass until its status is set to something other than running. A
     run another live pass holds is refused (RunBusyError, one line naming it)."""
-    with write_transaction(engine) as session:
+    with write_session(engine) as session:
         for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
             if json.loads(run.config_json).get("config_hash") == config_hash:
                 assert run.id is not None
@@ -161,6 +162,7 @@ def find_or_create_run(
                 hold(engine, run.id, held_here=held_here)
                 _claim(run)
                 session.add(run)
+                session.commit()
                 return run.id
         run = tables.Run(
             name=name,
@@ -175,6 +177,7 @@ def find_or_create_run(
         session.flush()
         assert run.id is not None
         hold(engine, run.id, held_here=False)
+        session.commit()
         return run.id
 
 
@@ -282,13 +285,14 @@ def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Jud
     """Insert records whose key is new, in one transaction, and link each to its run
     (a record that exists already is linked, not written again); return how many were new."""
     added = 0
-    with write_transaction(engine) as session:  # another pass may store the same key meanwhile
+    with write_session(engine) as session:  # another pass may store the same key meanwhile
         for record in records:
             model = type(record)
             if session.exec(select(model).where(col(model.key) == record.key)).first() is None:
                 session.add(record)
                 added += 1
             session.merge(tables.RunRecord(run_id=record.run_id, kind=_kind_of(record).value, key=record.key))
+        session.commit()
     return added
 
 

@@ -227,11 +227,14 @@ class WorkerBackend:
         verbose: bool = False,
         opener: Opener | None = None,
         answer_timeout_s: float | None = None,
+        load_timeout_s: float | None = None,
     ) -> None:
         """Start the child and open the backend in it; raise its one-line error if it cannot.
 
         ``answer_timeout_s`` (default: the spec's ``timeout`` option) bounds how long a
-        completion batch may go without an answer before the child is killed.
+        completion batch may go without an answer before the child is killed, and each
+        other call (scoring, continuations, counting) per item; ``load_timeout_s``
+        (default: the same) bounds starting the child and loading the model.
 
         ``overrides`` go to the opener in the child, so they must pickle (no HTTP
         clients). ``env`` is added to the child's environment before anything loads.
@@ -248,6 +251,7 @@ class WorkerBackend:
         self._verbose = verbose
         self._opener = opener
         self._answer_timeout_s = answer_timeout_s if answer_timeout_s is not None else self._spec.answer_timeout_s
+        self._load_timeout_s = load_timeout_s if load_timeout_s is not None else self._answer_timeout_s
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()  # one batch at a time
         self._closing = threading.Event()  # close() while a batch waits: stop waiting
@@ -288,8 +292,8 @@ class WorkerBackend:
             raise
         child_conn.close()  # the child holds its own copy; EOF then means "child gone"
         child = _Child(proc, parent_conn, log_path)
-        try:
-            reply = self._await(child, cancel)
+        try:  # a load that never ends (a stalled network disk) is bounded like any call
+            reply = self._await(child, cancel, None, self._load_timeout_s, "the model did not finish loading")
         except WorkerDied as exc:
             raise BackendOpenError(f"cannot open {self.spec}: {exc}") from None
         except BaseException:
@@ -311,6 +315,7 @@ class WorkerBackend:
         cancel: threading.Event | None,
         on_partial: Callable[[dict[str, Any]], None] | None = None,
         timeout_s: float | None = None,
+        stuck: str = "a generation that never ends, or a chat template that loops",
     ) -> dict[str, Any]:
         """The child's next message; raise WorkerDied when it ends first and
         GenerationCancelled (after killing it) when ``cancel`` or close() comes first.
@@ -334,10 +339,7 @@ class WorkerBackend:
                 return dict(reply)
             if deadline is not None and time.monotonic() >= deadline:
                 child.kill()
-                raise WorkerTimedOut(
-                    f"no answer within {timeout_s:g} s (a generation that never ends, or a chat template "
-                    "that loops); the model worker was stopped"
-                )
+                raise WorkerTimedOut(f"no answer within {timeout_s:g} s ({stuck}); the model worker was stopped")
             if (cancel is not None and cancel.is_set()) or self._closing.is_set():
                 child.kill()
                 raise GenerationCancelled(
@@ -353,6 +355,7 @@ class WorkerBackend:
         cancel: threading.Event | None,
         on_partial: Callable[[dict[str, Any]], None] | None = None,
         timeout_s: float | None = None,
+        stuck: str = "a generation that never ends, or a chat template that loops",
     ) -> dict[str, Any]:
         """Send one message to a live child (starting one if needed) and return its reply."""
         if self._closed:
@@ -368,7 +371,7 @@ class WorkerBackend:
                 child.conn.send(message)
             except (BrokenPipeError, ConnectionResetError):
                 raise WorkerDied(child.death_message()) from None
-            return self._await(child, cancel, on_partial, timeout_s)
+            return self._await(child, cancel, on_partial, timeout_s, stuck)
         except (WorkerDied, GenerationCancelled):
             self._child = None  # already reaped
             raise
@@ -442,7 +445,10 @@ class WorkerBackend:
         if not texts:
             return []
         reply = self._request(
-            {"op": "score", "texts": [str(t) for t in texts], "prefix_tokens": int(prefix_tokens)}, "scores", cancel
+            {"op": "score", "texts": [str(t) for t in texts], "prefix_tokens": int(prefix_tokens)},
+            "scores",
+            cancel,
+            items=len(texts),
         )
         scores = [
             TokenScores(
@@ -465,7 +471,10 @@ class WorkerBackend:
             return []
         plain = [p if isinstance(p, str) else [int(t) for t in p] for p in prompts]
         reply = self._request(
-            {"op": "continue", "prompts": plain, "max_tokens": int(max_tokens)}, "continuations", cancel
+            {"op": "continue", "prompts": plain, "max_tokens": int(max_tokens)},
+            "continuations",
+            cancel,
+            items=len(plain),
         )
         continuations = [[int(t) for t in c] for c in reply["continuations"]]
         if len(continuations) != len(prompts):
@@ -490,13 +499,18 @@ class WorkerBackend:
             raise RuntimeError(f"the model worker counted {len(tokens)} prompts for {len(requests)}")
         return PromptCounts(tokens=tokens, context=int(reply["context"]))
 
-    def _request(self, message: dict[str, Any], expected: str, cancel: threading.Event | None) -> dict[str, Any]:
-        """One call whose failures are exceptions (there are no results to carry them)."""
+    def _request(
+        self, message: dict[str, Any], expected: str, cancel: threading.Event | None, *, items: int = 1
+    ) -> dict[str, Any]:
+        """One call whose failures are exceptions (there are no results to carry them),
+        bounded like answers: the spec's time limit for each of its ``items``."""
         if cancel is not None and cancel.is_set():
             raise GenerationCancelled("generation cancelled")
         with self._lock:
             try:
-                reply = self._call(message, cancel)
+                reply = self._call(
+                    message, cancel, None, self._answer_timeout_s * max(1, items), f"a {message['op']} that never ends"
+                )
             except (WorkerDied, GenerationCancelled):
                 self._drop_child()
                 raise
@@ -514,7 +528,9 @@ class WorkerBackend:
             with self._lock:
                 if self._describe is None:
                     try:
-                        reply = self._call({"op": "describe"}, None)
+                        reply = self._call(
+                            {"op": "describe"}, None, None, self._answer_timeout_s, "a describe that never ends"
+                        )
                     except WorkerDied as exc:
                         self._drop_child()
                         raise BackendOpenError(f"cannot describe {self.spec}: {exc}") from None

@@ -113,3 +113,26 @@ class RunawayBackend:
 def open_runaway(spec: ModelSpec, **overrides: Any) -> CompletionBackend:
     """The WorkerBackend opener of :class:`RunawayBackend`."""
     return RunawayBackend(spec)
+
+
+class StuckBackend(RunawayBackend):
+    """Scores and continues forever: a probe call that never ends."""
+
+    def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[Any]:
+        time.sleep(3600)
+        return []
+
+    def greedy_continuations(self, prompts: Sequence[Any], max_tokens: int) -> list[list[int]]:
+        time.sleep(3600)
+        return []
+
+
+def open_stuck(spec: ModelSpec, **overrides: Any) -> CompletionBackend:
+    """The WorkerBackend opener of :class:`StuckBackend`."""
+    return StuckBackend(spec)
+
+
+def open_never_loading(spec: ModelSpec, **overrides: Any) -> CompletionBackend:
+    """A model whose load never ends (a stalled network disk)."""
+    time.sleep(3600)
+    raise AssertionError("unreachable")

@@ -307,3 +307,25 @@ def test_results_stream_back_as_each_request_ends(tiny_gguf: Path) -> None:
             streaming.complete_batch(requests, on_result=refuse)
         assert first is not None and streaming.pid is None  # the busy child was let go
         assert [r.text for r in streaming.complete_batch(requests)] == [r.text for r in results]
+
+
+def test_every_call_of_a_worker_is_bounded_in_time(tmp_path: Path) -> None:
+    """Not only answers: a probe's scoring or continuation that never returns, and a model
+    that never finishes loading, end at the spec's time limit with one line."""
+    from gtreview.inference.worker import WorkerTimedOut
+    from tests.inference.crashing_backend import open_never_loading, open_stuck
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    stuck = WorkerBackend(f"llama:{model}", opener=open_stuck, answer_timeout_s=1.0, load_timeout_s=120.0)
+    try:
+        started = time.monotonic()
+        with pytest.raises(WorkerTimedOut, match=r"no answer within 2 s \(a score that never ends\)"):
+            stuck.score_texts(["one text", "another"])
+        with pytest.raises(WorkerTimedOut, match=r"no answer within 1 s \(a continue that never ends\)"):
+            stuck.greedy_continuations(["a prompt"], max_tokens=4)
+        assert time.monotonic() - started < 60  # bounded (the calls themselves sleep an hour)
+    finally:
+        stuck.close()
+    with pytest.raises(BackendOpenError, match=r"no answer within 10 s \(the model did not finish loading\)"):
+        WorkerBackend(f"llama:{model}", opener=open_never_loading, answer_timeout_s=1.0, load_timeout_s=10.0)

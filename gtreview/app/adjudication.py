@@ -14,7 +14,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.app.question_calibration import latest_calibration
+from gtreview.app.question_calibration import latest_calibrations
 from gtreview.core.errors import UserError
 from gtreview.core.grading import settle_awards
 from gtreview.core.rubric import Question
@@ -112,8 +112,9 @@ def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | Non
                 )
             )
     if set_id is not None:
+        calibrations = latest_calibrations(engine, set_id)  # one query, not one per question
         for question in results.questions:
-            calibrated = latest_calibration(engine, set_id, question.id)
+            calibrated = calibrations.get(question.id)
             if calibrated is None:
                 continue
             for check in calibrated[1].fixtures:

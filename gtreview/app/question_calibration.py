@@ -80,5 +80,13 @@ def latest_calibration(engine: Engine, set_id: int, qid: str) -> tuple[str, Ques
     return run.judge, QuestionCalibration.model_validate_json(run.report_json)
 
 
+def latest_calibrations(engine: Engine, set_id: int) -> dict[str, tuple[str, QuestionCalibration]]:
+    """:func:`latest_calibration` of every question of the set that has one (one query)."""
+    return {
+        qid: (run.judge, QuestionCalibration.model_validate_json(run.report_json))
+        for qid, run in sets_repo.latest_calibration_runs(engine, set_id).items()
+    }
+
+
 def approval_requires_calibration(engine: Engine) -> bool:
     return bool(get_setting(engine, APPROVAL_REQUIRES_CALIBRATION, True))

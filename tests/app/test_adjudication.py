@@ -196,3 +196,57 @@ def test_agreement_between_judge_and_experts(finished, tmp_path: Path) -> None: 
     out = write_run_report(results, analyse(results, n_boot=100, n_perm=100), tmp_path / "r.pdf", agreement=report)
     text = "\n".join(p.extract_text() for p in PdfReader(str(out)).pages)
     assert "Judge against expert" in text and "Hand-graded answers" in text
+
+
+def test_the_calibrations_of_a_set_read_at_once_are_those_read_one_by_one(tmp_path: Path) -> None:
+    """The queue reads every question's newest calibration of its current version in one
+    query; it must be what the one-question read says, for every question."""
+    from gtreview.app.question_calibration import latest_calibration, latest_calibrations
+    from gtreview.judging.calibration import FixtureCheck, QuestionCalibration
+    from gtreview.store import sets_repo
+
+    project = create_project(tmp_path / "p")
+    try:
+        data = rubric(3)
+        set_id = import_rubric(
+            project.engine, Rubric.model_validate(data), source_name="r", source_sha256="s", actor="t"
+        )
+
+        def calibrate(qid: str, version: int, judge: str, reproduced: bool) -> None:
+            check = FixtureCheck(
+                question_id=qid,
+                fixture_id=f"{qid}-F1",
+                role="near miss",
+                judgmental=False,
+                expected_gate_passed=False,
+                expected_total=0,
+                expected_awards={},
+                reproduced=reproduced,
+            )
+            report = QuestionCalibration(question_id=qid, fixtures=[check])
+            sets_repo.add_calibration_run(
+                project.engine,
+                set_id,
+                qid,
+                version,
+                judge=judge,
+                prompt_sha256="p",
+                reproduced=reproduced,
+                report_json=report.model_dump_json(),
+            )
+
+        calibrate("A1", 1, "old judge", False)
+        calibrate("A1", 1, "new judge", True)  # the newest of the current version counts
+        calibrate("A2", 1, "judge", True)
+        question = sets_repo.load_question(project.engine, set_id, "A2")
+        sets_repo.save_question(project.engine, set_id, question.model_copy(update={"title": "Changed"}), author="t")
+        calibrate("A2", 1, "stale judge", False)  # of the replaced version: not the current one's
+        one_by_one = {
+            qid: found
+            for qid in ("A1", "A2", "A3")
+            if (found := latest_calibration(project.engine, set_id, qid)) is not None
+        }
+        assert latest_calibrations(project.engine, set_id) == one_by_one
+        assert list(one_by_one) == ["A1"] and one_by_one["A1"][0] == "new judge"
+    finally:
+        project.close()

@@ -53,14 +53,28 @@ def create_release_bundle(
     out_dir: Path,
     signoff: int | None = None,
     key_dir: Path | None = None,
+    project_folder: Path | None = None,
 ) -> ReleaseInfo:
     """Write a signed bundle of the set's sign-off ``signoff`` (default: the latest).
 
     ``key`` is a reviewer key's name or the path of a private key file; the folder
-    must be new or empty, so an earlier release is never overwritten.
+    must be new or empty, so an earlier release is never overwritten. The signer's
+    public key joins the project's trusted keys (``project_folder``), so anyone who has
+    the project verifies the team's releases without trusting each key by hand.
     """
     signing_key = resolve_signing_key(key, key_dir)
-    return create_release(engine, set_id, signoff_number=signoff, reviewer_key=signing_key, out_dir=out_dir)
+    info = create_release(engine, set_id, signoff_number=signoff, reviewer_key=signing_key, out_dir=out_dir)
+    if project_folder is not None:
+        add_trusted_key(signing_key.public_key, signing_key.name, project_trusted_keys_file(project_folder))
+    return info
+
+
+PROJECT_TRUSTED_KEYS = "trusted_keys.txt"
+
+
+def project_trusted_keys_file(project_folder: Path) -> Path:
+    """The keys a project trusts: every key that signed one of its releases, and any added."""
+    return project_folder / PROJECT_TRUSTED_KEYS
 
 
 def verify_release_bundle(
@@ -69,37 +83,51 @@ def verify_release_bundle(
     public_key_file: Path | None = None,
     key_dir: Path | None = None,
     trusted_keys_file: Path | None = None,
+    project_folder: Path | None = None,
 ) -> VerifyReport:
     """Check a bundle's signature, hashes and contents, and who signed it.
 
     With ``public_key_file`` the signer must be that key's owner. Without it the
-    signer must be trusted: one of the user's own reviewer keys (``key_dir``) or a key
-    in the trusted-keys file; a bundle re-signed by anyone else fails as untrusted.
+    signer must be trusted: one of the user's own reviewer keys (``key_dir``), a key in
+    the user's trusted-keys file, or one the project trusts (``project_folder``); a
+    bundle re-signed by anyone else fails as untrusted.
     """
     if public_key_file is not None:
         return verify_release(bundle, public_key=read_public_key_file(public_key_file))
-    return verify_release(bundle, trusted=trusted_keys(key_dir, trusted_keys_file))
+    return verify_release(bundle, trusted=trusted_keys(key_dir, trusted_keys_file, project_folder))
 
 
-def trusted_keys(key_dir: Path | None = None, trusted_keys_file: Path | None = None) -> dict[bytes, str]:
-    """Every key a bundle may be signed by: the trusted-keys file's, then the user's own."""
-    return {**read_trusted_keys(trusted_keys_file), **own_public_keys(key_dir)}
+def trusted_keys(
+    key_dir: Path | None = None, trusted_keys_file: Path | None = None, project_folder: Path | None = None
+) -> dict[bytes, str]:
+    """Every key a bundle may be signed by: the project's, the trusted-keys file's, then
+    the user's own (a later source names a key it shares with an earlier one)."""
+    project = read_trusted_keys(project_trusted_keys_file(project_folder)) if project_folder is not None else {}
+    return {**project, **read_trusted_keys(trusted_keys_file), **own_public_keys(key_dir)}
 
 
-def trust_public_key(public_key_file: Path, name: str, trusted_keys_file: Path | None = None) -> TrustedKey:
-    """Trust the key in ``public_key_file`` (a reviewer's ``.pub``) as ``name``'s from now on."""
+def trust_public_key(
+    public_key_file: Path, name: str, trusted_keys_file: Path | None = None, project_folder: Path | None = None
+) -> TrustedKey:
+    """Trust the key in ``public_key_file`` (a reviewer's ``.pub``) as ``name``'s from now
+    on: the user's (``trusted_keys_file``, default in the config folder) or, with
+    ``project_folder``, the project's, for everyone who opens it."""
     raw = read_public_key_file(public_key_file)
-    path = add_trusted_key(raw, name, trusted_keys_file)
+    path = add_trusted_key(
+        raw, name, project_trusted_keys_file(project_folder) if project_folder is not None else trusted_keys_file
+    )
     return TrustedKey(name=" ".join(name.split()), fingerprint=fingerprint(raw), file=path)
 
 
 __all__ = [
+    "PROJECT_TRUSTED_KEYS",
     "ReleaseInfo",
     "ReviewerKey",
     "TrustedKey",
     "VerifyReport",
     "create_release_bundle",
     "create_reviewer_key",
+    "project_trusted_keys_file",
     "reviewer_keys",
     "trust_public_key",
     "trusted_keys",

@@ -39,6 +39,10 @@ def add_trusted_keys(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_project_trust(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--project", dest="trust_project", type=Path, default=None, metavar="DIR", help=what)
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     release = commands.add_parser("release", help="create and verify signed release bundles").add_subparsers(
         dest="action", metavar="ACTION", required=True
@@ -57,6 +61,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     verify.add_argument("--public-key", type=Path, default=None, help="require this signer (.pub or PEM file)")
     add_key_dir(verify)
     add_trusted_keys(verify)
+    add_project_trust(verify, "also trust the keys this project trusts (every key that signed one of its releases)")
     add_json(verify)
     verify.set_defaults(handler=release_verify)
 
@@ -76,6 +81,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     ktrust.add_argument("public_key", type=Path, metavar="KEY.pub", help="the reviewer's .pub or PEM public key")
     ktrust.add_argument("--name", type=str, required=True, help="whose key it is (shown when a bundle verifies)")
     add_trusted_keys(ktrust)
+    add_project_trust(ktrust, "trust the key for everyone who has this project, not only for you")
     add_json(ktrust)
     ktrust.set_defaults(handler=keys_trust)
 
@@ -109,7 +115,9 @@ def keys_list(args: argparse.Namespace) -> int:
 def keys_trust(args: argparse.Namespace) -> int:
     from gtreview.app.releases import trust_public_key
 
-    trusted = trust_public_key(args.public_key, args.name, args.trusted_keys)
+    if args.trust_project is not None:
+        open_cli_project(argparse.Namespace(project=args.trust_project)).close()  # a project, or one line why not
+    trusted = trust_public_key(args.public_key, args.name, args.trusted_keys, args.trust_project)
     if args.json:
         print_json({"ok": True, **trusted.model_dump(mode="json")})
     else:
@@ -123,7 +131,13 @@ def release_create(args: argparse.Namespace) -> int:
     project = open_cli_project(args)
     try:
         info = create_release_bundle(
-            project.engine, args.set_id, key=args.key, out_dir=args.output, signoff=args.signoff, key_dir=args.key_dir
+            project.engine,
+            args.set_id,
+            key=args.key,
+            out_dir=args.output,
+            signoff=args.signoff,
+            key_dir=args.key_dir,
+            project_folder=project.folder,
         )
     finally:
         project.close()
@@ -140,8 +154,14 @@ def release_create(args: argparse.Namespace) -> int:
 def release_verify(args: argparse.Namespace) -> int:
     from gtreview.app.releases import verify_release_bundle
 
+    if args.trust_project is not None:
+        open_cli_project(argparse.Namespace(project=args.trust_project)).close()  # a project, or one line why not
     report = verify_release_bundle(
-        args.bundle, public_key_file=args.public_key, key_dir=args.key_dir, trusted_keys_file=args.trusted_keys
+        args.bundle,
+        public_key_file=args.public_key,
+        key_dir=args.key_dir,
+        trusted_keys_file=args.trusted_keys,
+        project_folder=args.trust_project,
     )
     status = EXIT_OK if report.ok else (EXIT_FINDINGS if report.readable else EXIT_USAGE)
     if args.json:

@@ -240,7 +240,7 @@ class FlowMixin:
             if not chosen:
                 return
             out_dir = Path(chosen)
-        engine, target = self.project.engine, out_dir
+        engine, target, folder = self.project.engine, out_dir, self.project.folder
 
         def done(info: ReleaseInfo) -> None:
             notify(
@@ -250,7 +250,9 @@ class FlowMixin:
             )
 
         BackgroundJob(
-            widget, op=lambda: create_release_bundle(engine, set_id, key=key, out_dir=target), success=done
+            widget,
+            op=lambda: create_release_bundle(engine, set_id, key=key, out_dir=target, project_folder=folder),
+            success=done,
         ).failure(lambda error: notify(widget, f"No release: {failure_message(error)}", "error")).run_in_background()
 
 

@@ -371,3 +371,46 @@ def test_a_killed_release_leaves_nothing_behind_once_the_next_one_runs(signed: S
         signed.engine, signed.set_id, reviewer_key=load_signing_key("geo", signed.key_dir), out_dir=tmp_path / "bundle"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == [busy.name, "bundle"]
+
+
+def test_the_project_trusts_the_keys_that_signed_its_releases(
+    signed: Signed, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Anyone who has the project verifies the team's releases (every key that signed
+    one of them) without trusting each key by hand; a forger's key stays untrusted."""
+    keys = str(tmp_path / "keys")
+    assert cli(["keys", "create", "bea", "--key-dir", keys]) == 0
+    bundle = tmp_path / "out"
+    project = ["--project", str(signed.project_dir)]
+    argv = ["release", "create", "--set", str(signed.set_id), "--key", "bea", "--key-dir", keys, "-o", str(bundle)]
+    assert cli([*argv, *project]) == 0
+    capsys.readouterr()
+    elsewhere = [
+        "--trusted-keys",
+        str(tmp_path / "none.txt"),
+        "--key-dir",
+        str(tmp_path / "no-keys"),
+    ]  # another machine
+    assert cli(["release", "verify", str(bundle), *elsewhere]) == 1
+    assert "untrusted key" in capsys.readouterr().out
+    assert cli(["release", "verify", str(bundle), *elsewhere, *project]) == 0
+    assert "a key trusted as bea" in capsys.readouterr().out
+    mallory = load_signing_key(ensure_reviewer_key("mallory", tmp_path / "forger").name, tmp_path / "forger")
+    re_sign(bundle, mallory, signer="bea")  # a forger claims the name
+    assert cli(["release", "verify", str(bundle), *elsewhere, *project]) == 1
+    assert "untrusted key" in capsys.readouterr().out
+    assert (
+        cli(
+            [
+                "keys",
+                "trust",
+                str(tmp_path / "forger" / "mallory.pub"),
+                "--name",
+                "M",
+                "--project",
+                str(tmp_path / "typo"),
+            ]
+        )
+        == 2
+    )
+    assert "typo does not exist" in capsys.readouterr().out  # one line, and nothing trusted there

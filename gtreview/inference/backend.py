@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -87,6 +88,19 @@ class ModelUnreachable(UserError):
     result: the work stops unfinished, and running it again asks for what is missing."""
 
     exit_status = 1
+
+
+# How the clients word a failure to reach the model (a transport error, a timeout, an
+# overloaded or failing server), which earlier versions of gtreview stored as the model's own error.
+_UNREACHABLE_ERROR = re.compile(
+    r"\b(?:HTTP (?:408|429|5\d\d):|(?:Connect|Read|Write|Pool)(?:Error|Timeout)\b|ConnectTimeout\b|"
+    r"RemoteProtocolError\b|NetworkError\b|TimeoutException\b|APIConnectionError\b|APITimeoutError\b)"
+)
+
+
+def looks_unreachable(error: str) -> bool:
+    """Whether a stored error says the model could not be reached, not that it failed."""
+    return bool(_UNREACHABLE_ERROR.search(error))
 
 
 def unreachable(spec: str, missing: int, total: int, what: str, reason: str) -> ModelUnreachable:

@@ -9,6 +9,7 @@ only what is missing, and a finished pass opens no model at all.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -18,7 +19,13 @@ from sqlalchemy import Engine
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import redact, redact_json
 from gtreview.core.rubric import Question, VariantRule
-from gtreview.inference.backend import CompletionBackend, CompletionRequest, CompletionResult, unreachable
+from gtreview.inference.backend import (
+    CompletionBackend,
+    CompletionRequest,
+    CompletionResult,
+    looks_unreachable,
+    unreachable,
+)
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.fit import check_pass_fits
@@ -55,6 +62,8 @@ __all__ = [
     "link_planned_records",
     "run_pass",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def run_pass(
@@ -108,6 +117,7 @@ def run_pass(
             judge_identity=judge_identity,
             templates=templates,
         )
+        forget_unreachable(engine, plan)  # what an outage left as errors is asked for again
         link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
         ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
         # Fail fast: a prompt that cannot fit its model, or a judge that does not reproduce
@@ -126,6 +136,27 @@ def run_pass(
         link_planned_records(engine, run_id, plan)
     runs_repo.set_run_status(engine, run_id, RunStatus.FINISHED)
     return ctx.result
+
+
+def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
+    """Delete the stored "answers" of this plan that were outages, not the model's answers:
+    errors an earlier version stored when it could not reach the model (now such an answer
+    is never stored), with the verdicts and pairs decided on them, so this pass asks again
+    instead of reusing them as final errors. How many records went."""
+    stored = runs_repo.generations_by_keys(engine, [task.key for task in plan.all_generations()])
+    lost = {g.key for g in stored if g.status == "error" and looks_unreachable(g.error)}
+    if not lost:
+        return 0
+    forgotten = runs_repo.forget_records(
+        engine,
+        {
+            RecordKind.GENERATION: lost,
+            RecordKind.JUDGEMENT: {plan.judgement_keys[k] for k in lost if k in plan.judgement_keys},
+            RecordKind.PAIR: {p.key for p in plan.pairs if p.finetune.key in lost or p.base.key in lost},
+        },
+    )
+    log.warning("%d stored answers were outages, not the model's answers: they are asked for again", len(lost))
+    return forgotten
 
 
 def link_planned_records(engine: Engine, run_id: int, plan: PassPlan) -> None:

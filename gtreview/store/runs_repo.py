@@ -268,6 +268,33 @@ def existing_keys(engine: Engine, model: type[_Keyed], keys: list[str]) -> set[s
     return found
 
 
+def forget_records(engine: Engine, keys: dict[RecordKind, set[str]]) -> int:
+    """Delete the stored records of these keys (and their links to runs), in one
+    transaction; a record an expert has adjudicated is kept. How many were deleted.
+
+    Only for records that never were the model's or the judge's answer: an outage that
+    an earlier version stored as a final error (see ``execute.forget_unreachable``)."""
+    deleted = 0
+    with write_session(engine) as session:
+        adjudicated = set(session.exec(select(tables.Adjudication.key)).all())
+        for kind, wanted in keys.items():
+            model = _TABLES[kind]
+            doomed = [k for k in wanted if k not in adjudicated]
+            for start in range(0, len(doomed), 500):
+                chunk = doomed[start : start + 500]
+                for row in session.exec(select(model).where(col(model.key).in_(chunk))).all():
+                    session.delete(row)
+                    deleted += 1
+                for link in session.exec(
+                    select(tables.RunRecord).where(
+                        col(tables.RunRecord.kind) == kind.value, col(tables.RunRecord.key).in_(chunk)
+                    )
+                ).all():
+                    session.delete(link)
+        session.commit()
+    return deleted
+
+
 def generations_by_keys(engine: Engine, keys: list[str]) -> list[tables.Generation]:
     rows: list[tables.Generation] = []
     with Session(engine) as session:

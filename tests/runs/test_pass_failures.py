@@ -125,6 +125,47 @@ def test_an_outage_stops_the_pass_unfinished_and_the_rerun_asks_again(engine) ->
     assert (run.status, run.generations) == ("finished", 4)
 
 
+class OldVersionClient(OpenAICompatibleBackend):
+    """The client as gtreview was before outages were told apart: a server it could not
+    reach was a final error of the model's, stored and scored 0."""
+
+    def _complete(self, request: CompletionRequest) -> Any:
+        return super()._complete(request).model_copy(update={"unreachable": False})
+
+
+def test_outage_errors_an_earlier_version_stored_are_asked_for_again(engine) -> None:  # type: ignore[no-untyped-def]
+    with chat_server() as server:
+        config = server_config(server.url)
+
+        def old_opener(spec: str) -> CompletionBackend:
+            if spec.startswith("anthropic"):
+                return ScriptedBackend(judge_reply, spec=spec)
+            return OldVersionClient(server.url, "m", spec=spec, max_retries=0, backoff=lambda _: 0.0)
+
+        stored = run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=old_opener)
+        assert stored.generation_errors == 4  # what the old version recorded: four final errors
+        server.down, server.requests = False, 0
+        again = run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener(server.url))
+    assert server.requests == 4 and (again.generated, again.generation_errors) == (4, 0)  # not "reused"
+    (run,) = runs_repo.list_runs(engine)
+    assert (run.status, run.generations) == ("finished", 4)
+
+
+def test_only_failures_to_reach_the_model_read_as_outages() -> None:
+    from gtreview.inference.backend import looks_unreachable
+
+    for outage in (
+        "HTTP 503: loading model (after 3 attempts)",
+        "HTTP 429: rate limited",
+        "ConnectError: [Errno 111] Connection refused",
+        "ReadTimeout: timed out",
+        "APIConnectionError: Connection error.",
+    ):
+        assert looks_unreachable(outage), outage
+    for own in ("empty answer", "HTTP 400: context length exceeded", "reasoning only", "truncated at 64 tokens"):
+        assert not looks_unreachable(own), own
+
+
 @pytest.mark.parametrize(
     ("phase", "drift_every", "down_for", "stored"),
     [

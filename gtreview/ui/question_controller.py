@@ -190,6 +190,8 @@ class QuestionController(QObject):
         if refused is not None and refused[:2] == key:
             self.w.editor.keep_unsaved(refused[2], refused[3])
         self.w.fixtures.load(content, pane.calibration)
+        if refused is not None and refused[:2] == key:
+            self.w.fixtures.keep_unsaved(refused[2], refused[3])  # after the newer fixtures are shown
         retired = detail.review_status is ReviewStatus.RETIRED
         self.w.editor.setEnabled(not retired)  # retired questions stay as they were retired
         self.w.fixtures.setEnabled(not retired)
@@ -226,7 +228,7 @@ class QuestionController(QObject):
         """An edit was refused because someone saved a newer version: show that version,
         with the refused value put back in its field (unsaved, for the expert to commit
         again on top). False when the field is not on screen to keep it."""
-        keep = (set_id, qid) == self.shown and self.w.editor.shows_field(path)
+        keep = (set_id, qid) == self.shown and (self.w.editor.shows_field(path) or self.w.fixtures.shows_field(path))
         self._refused = (set_id, qid, path, value) if keep else None
         self.reload_shown()
         return keep

@@ -82,3 +82,41 @@ def test_approving_what_another_writer_has_just_changed_is_refused(qtbot, sample
     assert kind == "warning" and "A1 was changed by script" in said and "not approved" in said
     assert workflow.history(engine, set_id, "A1")[-1].action != "approved"
     assert window.editor.title_edit.text() == "Changed under the reviewer"  # the newer version is shown
+
+
+def test_a_stale_fixture_edit_keeps_the_typed_fixture_and_the_other_writers_change(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    fixtures = window.fixtures
+    window.tabs.setCurrentWidget(fixtures)
+    settle(qtbot, window)
+    engine, set_id = window.project.engine, window.set_id
+    fixtures.fixture_list.setCurrentRow(0)
+    first = str(fixtures._fixtures[0]["fixture_id"])
+    second = str(fixtures._fixtures[1]["fixture_id"])
+
+    script = open_project(window.project.folder)  # another writer changes the second fixture
+    try:
+        question = sets_repo.load_question(script.engine, set_id, "A1")
+        changed = [
+            f.model_copy(update={"rationale": "The script's rationale."}) if f.fixture_id == second else f
+            for f in question.calibration
+        ]
+        sets_repo.save_question(
+            script.engine, set_id, question.model_copy(update={"calibration": changed}), author="script"
+        )
+    finally:
+        script.close()
+
+    fixtures.rationale.setFocus()
+    fixtures.rationale.setPlainText("Typed in the GUI.")
+    fixtures._commit()  # leaving the field: the edit was made on the older version
+    settle(qtbot, window)
+    kind, conflict = window.notices.recent[-1]
+    assert kind == "warning" and "changed by script" in conflict and "kept in its field" in conflict
+    assert fixtures.rationale.toPlainText() == "Typed in the GUI."  # the typed text is still there
+    assert str(fixtures._fixtures[1].get("rationale")) == "The script's rationale."  # the newer version is shown
+
+    fixtures._commit()  # leaving the field again saves it, on top of the newer version
+    settle(qtbot, window)
+    saved = {f.fixture_id: f for f in sets_repo.load_question(engine, set_id, "A1").calibration}
+    assert saved[first].rationale == "Typed in the GUI." and saved[second].rationale == "The script's rationale."

@@ -206,6 +206,29 @@ class FixtureEditor(QWidget):
         self.sum_label.setText(f"awards sum to {award_sum}{verdict}")
         self._loading = False
 
+    def shows_field(self, path: tuple[str | int, ...]) -> bool:
+        """Whether an edit of ``path`` is one of this editor's (the fixtures, as one list)."""
+        return tuple(path) == ("calibration",) and 0 <= self.fixture_list.currentRow() < len(self._fixtures)
+
+    def keep_unsaved(self, path: tuple[str | int, ...], value: Any) -> bool:
+        """Put back the fixture being edited when that edit was refused (someone saved a
+        newer version first): the newer fixtures are shown, and the fixture of the same id
+        shows what the expert had typed, unsaved, saved on top when a field is left. Only
+        that fixture comes back, so the other writer's changes to the others stay."""
+        row = self.fixture_list.currentRow()
+        if not self.shows_field(path) or not isinstance(value, list):
+            return False
+        fixture_id = str(self._fixtures[row].get("fixture_id"))
+        typed = next((f for f in value if isinstance(f, dict) and str(f.get("fixture_id")) == fixture_id), None)
+        if typed is None:
+            return False
+        shown, self._fixtures = self._fixtures, [*self._fixtures[:row], typed, *self._fixtures[row + 1 :]]
+        try:
+            self._show(row)  # the widgets now hold the typed values; nothing is committed
+        finally:
+            self._fixtures = shown  # what is saved; a commit builds the typed fixture on it
+        return True
+
     def _current_fixture_from_widgets(self, original: dict[str, Any]) -> dict[str, Any]:
         fixture = copy.deepcopy(original)
         fixture["fixture_id"] = self.fixture_id.text().strip()

@@ -172,17 +172,17 @@ def test_a_release_is_signed_with_the_preferences_key(qtbot, sample_window, tmp_
     window.ops.notice.connect(said.append)
     window.publish_release(tmp_path / "release")
     assert said[-1] == "Choose or create a signing key in Edit > Preferences first."
-    asked: list[tuple[int, str, Path]] = []
+    asked: list[tuple[int, str, Path, Path]] = []
 
-    def release(_engine, set_id, *, key, out_dir):  # type: ignore[no-untyped-def]
-        asked.append((set_id, key, out_dir))
+    def release(_engine, set_id, *, key, out_dir, project_folder):  # type: ignore[no-untyped-def]
+        asked.append((set_id, key, out_dir, project_folder))
         raise UserError("the set has no sign-off yet")
 
     monkeypatch.setattr("gtreview.ui.flow.create_release_bundle", release)
     window.settings.setValue("reviewer/signing_key", "Dr-Test")
     window.publish_release(tmp_path / "release")
     settle(qtbot, window)
-    assert asked == [(window.set_id, "Dr-Test", tmp_path / "release")]
+    assert asked == [(window.set_id, "Dr-Test", tmp_path / "release", window.project.folder)]  # the project trusts it
     assert said[-1] == "No release: the set has no sign-off yet"
 
 

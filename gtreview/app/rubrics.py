@@ -15,10 +15,11 @@ from typing import Literal
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.app.review import EvidenceCheck, check_rubric_evidence, corpus_index
+from gtreview.app.review import EvidenceCheck, check_rubric_evidence, checks_locators, corpus_index
 from gtreview.app.rubric_files import RubricFileError, RubricSource
 from gtreview.core.errors import UserError
 from gtreview.core.rubric import Rubric, rubric_to_json_text
+from gtreview.corpus.locators import CorpusIndex
 from gtreview.files import write_text_atomic
 from gtreview.interop.grading_guide import render_grading_guide
 from gtreview.store import sets_repo
@@ -56,6 +57,21 @@ class RubricImport(BaseModel):
     already_in_project: bool = False  # the same file was imported before: nothing was added
     set_name: str = ""
 
+    corpus_checked: bool = True  # the project has documents to check the locators against
+
+    def findings_text(self) -> str:
+        """The set's findings as the question list counts them: the file's errors and,
+        once the project has a corpus, one error per evidence locator it does not resolve
+        (the one wording of the CLI and the app)."""
+        if not self.corpus_checked:
+            return (
+                f"{self.errors} errors, {self.warnings} warnings; no corpus yet: its "
+                f"{len(self.locators.checks)} evidence locators are checked once one is imported"
+            )
+        unresolved = len(self.locators.unresolved)
+        of_them = f" ({unresolved} of them evidence locators the corpus does not resolve)" if unresolved else ""
+        return f"{self.errors + unresolved} errors{of_them}, {self.warnings} warnings"
+
 
 class RubricExport(BaseModel):
     set_id: int
@@ -63,9 +79,9 @@ class RubricExport(BaseModel):
     path: Path
 
 
-def check_locators(engine: Engine, rubric: Rubric) -> LocatorReport:
+def check_locators(engine: Engine, rubric: Rubric, index: CorpusIndex | None = None) -> LocatorReport:
     """Resolve every evidence locator of ``rubric`` against the project's documents."""
-    return LocatorReport(checks=check_rubric_evidence(corpus_index(engine), rubric))
+    return LocatorReport(checks=check_rubric_evidence(index or corpus_index(engine), rubric))
 
 
 def import_rubric(engine: Engine, source: RubricSource, *, actor: str, as_new: bool = False) -> RubricImport:
@@ -90,12 +106,15 @@ def import_rubric(engine: Engine, source: RubricSource, *, actor: str, as_new: b
         set_id, already = exc.set_id, True
     except sets_repo.SetImportError as exc:
         raise RubricFileError(f"{source.path}: {exc}") from None
+    index = corpus_index(engine)
+    locators = check_locators(engine, source.rubric, index)
     return RubricImport(
         set_id=set_id,
         questions=len(source.rubric.questions),
         errors=source.errors,
         warnings=source.warnings,
-        locators=check_locators(engine, source.rubric),
+        locators=locators,
+        corpus_checked=checks_locators(index),
         already_in_project=already,
         set_name=next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), ""),
     )

@@ -98,7 +98,7 @@ def rubric_import(args: argparse.Namespace) -> int:
     else:
         print(
             f"imported {imported.questions} questions as set {imported.set_id} "
-            f"({imported.errors} errors, {imported.warnings} warnings)"
+            f"({imported.findings_text()})"
         )
         print(f"{locators.resolved} of {len(locators.checks)} evidence locators resolve in the project corpus")
         for check in locators.unresolved:

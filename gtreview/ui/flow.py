@@ -207,16 +207,10 @@ class FlowMixin:
                 notify(widget, f"{path.name} is already in the project as set {imported.set_id}; nothing was added.")
                 self.open_set(imported.set_id)
                 return
-            unresolved = len(imported.locators.unresolved)
-            located = (
-                f"{unresolved} evidence locators do not resolve in the corpus."
-                if unresolved
-                else "every evidence locator resolves."
-            )
+            unresolved = len(imported.locators.unresolved) if imported.corpus_checked else 0
             notify(
                 widget,
-                f"Imported {imported.questions} questions as set {imported.set_id} "
-                f"({imported.errors} errors, {imported.warnings} warnings); {located}",
+                f"Imported {imported.questions} questions as set {imported.set_id}: {imported.findings_text()}.",
                 "warning" if unresolved or imported.errors else "success",
             )
             self.open_set(imported.set_id)

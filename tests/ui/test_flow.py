@@ -174,3 +174,46 @@ def test_a_named_project_that_is_not_one_is_refused_not_created(tmp_path: Path, 
     with pytest.raises(ProjectError, match=r"is empty \(0 bytes\)"):
         app_module.choose_project(empty, False, settings)
     assert (empty / DB_FILE).read_bytes() == b""
+
+
+def test_the_import_notice_counts_the_errors_the_list_shows(qtbot, empty_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Without a corpus neither the list nor the notice counts unresolved locators as
+    errors, and the notice says when they will be checked."""
+    from gtreview.ui.models.question_table import COLUMNS
+
+    window = empty_window
+    said: list[str] = []
+    window.ops.notice.connect(said.append)
+    monkeypatch.setattr("gtreview.ui.flow.QFileDialog.getOpenFileName", lambda *a, **k: (str(sample_rubric_path()), ""))
+    window.menu_actions["import_rubric"].trigger()
+    settle(qtbot, window)
+    model = window.question_list.model
+
+    def listed() -> int:
+        return sum(int(model.index(r, COLUMNS.index("Errors")).data()) for r in range(model.rowCount()))
+
+    assert listed() == 0 and "0 errors, 0 warnings; no corpus yet: its" in said[-1]
+
+
+def test_with_a_corpus_the_import_notice_counts_the_unresolved_locators_as_the_list_does(  # type: ignore[no-untyped-def]
+    qtbot, empty_window, monkeypatch
+) -> None:
+    import re
+
+    from gtreview.ui.models.question_table import COLUMNS
+
+    window = empty_window
+    said: list[str] = []
+    window.ops.notice.connect(said.append)
+    tables = sample_folders()[1]  # a corpus that resolves some of the sample's locators, not all
+    monkeypatch.setattr("gtreview.ui.flow.QFileDialog.getExistingDirectory", lambda *a, **k: str(tables))
+    window.menu_actions["import_corpus"].trigger()
+    settle(qtbot, window)
+    monkeypatch.setattr("gtreview.ui.flow.QFileDialog.getOpenFileName", lambda *a, **k: (str(sample_rubric_path()), ""))
+    window.menu_actions["import_rubric"].trigger()
+    settle(qtbot, window)
+    model = window.question_list.model
+    listed = sum(int(model.index(r, COLUMNS.index("Errors")).data()) for r in range(model.rowCount()))
+    found = re.search(r": (\d+) errors \((\d+) of them evidence locators the corpus does not resolve\)", said[-1])
+    assert found is not None, said[-1]
+    assert int(found.group(1)) == listed > 0

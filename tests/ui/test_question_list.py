@@ -136,3 +136,17 @@ def test_a_list_that_shows_nothing_says_why(qtbot, sample_window) -> None:  # ty
     listing.search.clear()
     listing.findings_only.setChecked(False)
     assert listing.empty_hint.text() == "" and listing.proxy.rowCount() == held
+
+
+def test_letters_typed_into_the_list_never_move_the_selection(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    """A reason typed after its dialog has closed lands in the list: Qt's type-ahead would
+    select the question starting with those letters, and the next Ctrl+Return approve it."""
+    window = sample_window
+    listing = window.question_list
+    listing.table.selectRow(4)
+    settle(qtbot, window)
+    chosen = listing.current_qid()
+    listing.table.setFocus()
+    qtbot.keyClicks(listing.table, "a1 not specific enough")
+    settle(qtbot, window)
+    assert listing.current_qid() == chosen and window.qid == chosen

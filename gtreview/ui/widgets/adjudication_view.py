@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -34,6 +33,7 @@ from gtreview.ui.ops import notify
 from gtreview.ui.widgets.empty_hint import EmptyHint
 from gtreview.ui.widgets.grading_form import GradingForm
 from gtreview.ui.widgets.html import HtmlBrowser, style
+from gtreview.ui.widgets.tables import NoTypeAheadTable
 
 PAIR_LABELS = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]
 
@@ -58,7 +58,7 @@ class AdjudicationView(QWidget):
         self.reason_filter, self.model_filter, self.question_filter = QComboBox(), QComboBox(), QComboBox()
         for combo in (self.reason_filter, self.model_filter, self.question_filter):
             combo.currentIndexChanged.connect(self._refilter)
-        self.table = QTableView()
+        self.table = NoTypeAheadTable()
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -21,6 +20,7 @@ from gtreview.app.review import QuestionRow
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.models.question_table import ROW_ROLE, QuestionFilterProxy, QuestionTableModel
 from gtreview.ui.widgets.empty_hint import EmptyHint
+from gtreview.ui.widgets.tables import NoTypeAheadTable
 
 
 class QuestionList(QWidget):
@@ -45,7 +45,7 @@ class QuestionList(QWidget):
         self.search.textChanged.connect(self._apply_filters)
         self.findings_only.toggled.connect(self._apply_filters)
 
-        self.table = QTableView()
+        self.table = NoTypeAheadTable()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # set order until a header is clicked

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -18,6 +17,7 @@ from PySide6.QtWidgets import (
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.ui.models.sample_table import SAMPLE_ROLE, SampleFilter, SampleTableModel
 from gtreview.ui.widgets.labels import ElidedLabel
+from gtreview.ui.widgets.tables import NoTypeAheadTable
 
 
 class SampleTable(QWidget):
@@ -37,7 +37,7 @@ class SampleTable(QWidget):
         for status in SampleStatus:
             self.status_choice.addItem(status.value, status.value)
         self.count = ElidedLabel()
-        self.view = QTableView()
+        self.view = NoTypeAheadTable()
         self.view.setModel(self.proxy)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

@@ -77,6 +77,7 @@ class RubricExport(BaseModel):
     set_id: int
     format: ExportFormat
     path: Path
+    retired_left_out: list[str] = []  # the retired questions the file does not hold
 
 
 def check_locators(engine: Engine, rubric: Rubric, index: CorpusIndex | None = None) -> LocatorReport:
@@ -132,16 +133,30 @@ def chosen_set(engine: Engine, set_id: int | None) -> int:
     return set_id
 
 
-def export_set(engine: Engine, out: Path, *, set_id: int | None = None, format: ExportFormat = "json") -> RubricExport:
+def export_set(
+    engine: Engine,
+    out: Path,
+    *,
+    set_id: int | None = None,
+    format: ExportFormat = "json",
+    include_retired: bool = False,
+) -> RubricExport:
     """Write the set's current versions as a rubric file (json) or a grading guide (md).
 
-    A set nobody edited is written as the file it was imported from, byte for byte; an
-    edited one in that file's layout (indentation, one-line objects, line ends)."""
+    Retired questions are left out (the file has no place to say a question is retired:
+    imported again, one would come back as a draft), unless ``include_retired``. A set
+    nobody edited or retired from is written as the file it was imported from, byte for
+    byte; an edited one in that file's layout (indentation, one-line objects, line ends)."""
+    from gtreview.app.workflow import frozen_rubric
+
     chosen = chosen_set(engine, set_id)
-    rubric = sets_repo.export_rubric(engine, chosen)
+    everything = sets_repo.export_rubric(engine, chosen)
+    rubric = everything if include_retired else frozen_rubric(engine, chosen)
+    kept = {q.id for q in rubric.questions}
+    retired = [q.id for q in everything.questions if q.id not in kept]
     if format == "md":
         text = render_grading_guide(rubric)
     else:
         text = rubric_to_json_text(rubric, like=sets_repo.source_text(engine, chosen))
     write_text_atomic(out, text)
-    return RubricExport(set_id=chosen, format=format, path=out)
+    return RubricExport(set_id=chosen, format=format, path=out, retired_left_out=retired)

@@ -34,6 +34,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     exp.add_argument("--set", dest="set_id", type=ID, default=None, help="set id (default: the only set)")
     exp.add_argument("--format", type=str, choices=("json", "md"), default="json")
     exp.add_argument("-o", "--output", type=Path, required=True)
+    exp.add_argument(
+        "--include-retired", action="store_true", help="keep the retired questions (as drafts, to the file)"
+    )
     add_project(exp)
     exp.set_defaults(handler=rubric_export)
     loc = rubric.add_parser("locators", help="resolve a rubric's evidence locators against the project corpus")
@@ -96,10 +99,7 @@ def rubric_import(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     else:
-        print(
-            f"imported {imported.questions} questions as set {imported.set_id} "
-            f"({imported.findings_text()})"
-        )
+        print(f"imported {imported.questions} questions as set {imported.set_id} ({imported.findings_text()})")
         print(f"{locators.resolved} of {len(locators.checks)} evidence locators resolve in the project corpus")
         for check in locators.unresolved:
             print(f"  unresolved {check.question_id} evidence[{check.position}]: {check.resolution.reason}")
@@ -115,10 +115,14 @@ def rubric_export(args: argparse.Namespace) -> int:
 
     project = open_cli_project(args)
     try:
-        exported = export_set(project.engine, args.output, set_id=args.set_id, format=args.format)
+        exported = export_set(
+            project.engine, args.output, set_id=args.set_id, format=args.format, include_retired=args.include_retired
+        )
     finally:
         project.close()
-    print(f"wrote {exported.path}")
+    retired = exported.retired_left_out
+    left_out = f" ({len(retired)} retired questions left out: {', '.join(retired)})" if retired else ""
+    print(f"wrote {exported.path}{left_out}")
     return EXIT_OK
 
 

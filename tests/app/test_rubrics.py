@@ -136,3 +136,29 @@ def test_two_imports_of_one_file_at_once_give_one_set(project: Project, tmp_path
     finally:
         other.close()
     assert len(results) == 2 and len(sets_repo.list_sets(project.engine)) == 1
+
+
+def test_a_retired_question_is_left_out_of_the_export_unless_asked(project: Project, tmp_path: Path) -> None:
+    """The file cannot say a question is retired: exported with it, and imported again, it
+    would come back as a draft."""
+    import json
+
+    from gtreview.app import workflow
+
+    path = write(tmp_path / "r.json", rubric(3))
+    imported = import_rubric(project.engine, read_rubric_source(path), actor="geo")
+    workflow.retire(project.engine, imported.set_id, "A2", reviewer="geo", comment="duplicates A1")
+    exported = export_set(project.engine, tmp_path / "out.json")
+    written = json.loads(exported.path.read_text(encoding="utf-8"))
+    assert [q["id"] for q in written["questions"]] == ["A1", "A3"] and exported.retired_left_out == ["A2"]
+    count = written["benchmark"].get("question_count")
+    assert count in (None, 2)  # a count the file carries matches what it holds
+    again = create_project(tmp_path / "elsewhere")
+    try:
+        reimported = import_rubric(again.engine, read_rubric_source(exported.path), actor="geo")
+        assert reimported.questions == 2  # the retired question does not come back as a draft
+    finally:
+        again.close()
+    everything = export_set(project.engine, tmp_path / "all.json", include_retired=True)
+    kept = json.loads(everything.path.read_text(encoding="utf-8"))
+    assert [q["id"] for q in kept["questions"]] == ["A1", "A2", "A3"] and everything.retired_left_out == []

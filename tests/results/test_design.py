@@ -50,10 +50,11 @@ def open_backend(questions: dict[str, Question]):  # type: ignore[no-untyped-def
         pair = _BETWEEN.search(content)
         if pair is not None:
             first, second = pair.group(1), pair.group(2)
-            # the same preference in both orders: seeded by the two answers, not their order
-            rng = random.Random("|".join(sorted((first, second))))
-            ratio = math.log(len(first.split()) / len(second.split()))
-            first_wins = rng.random() < 1 / (1 + math.exp(-3 * ratio))  # longer wins more often
+            # the same preference in both orders: drawn for the two answers in a fixed order
+            one, two = sorted((first, second))
+            ratio = math.log(len(one.split()) / len(two.split()))
+            one_wins = random.Random(f"{one}|{two}").random() < 1 / (1 + math.exp(-3 * ratio))  # longer wins more often
+            first_wins = one_wins if first == one else not one_wins
             return json.dumps({"reason": "r", "verdict": "[[A>B]]" if first_wins else "[[B>A]]"})
         question = next(q for qid, q in questions.items() if f"QUESTION {qid}:" in content)
         answer = answer_of(request)
@@ -64,14 +65,16 @@ def open_backend(questions: dict[str, Question]):  # type: ignore[no-untyped-def
         return verdict_json(question, rng.random() < gate_share, awards)
 
     def model(spec: str):  # type: ignore[no-untyped-def]
+        name = next((n for n in ("tuned", "other", "base") if n in spec), spec)  # a label or an openai: spec
+
         def answer(request: CompletionRequest) -> CompletionResult:
-            rng = random.Random(f"{spec}{request.sampling.seed}{request.messages[1].content}")
-            words = rng.randint(8, 30) if spec == "tuned" else rng.randint(4, 26)
-            return CompletionResult(text=f"{spec} answer " + " ".join(["reef"] * words))
+            rng = random.Random(f"{name}{request.sampling.seed}{request.messages[1].content}")
+            words = rng.randint(8, 30) if name == "tuned" else rng.randint(4, 26)
+            return CompletionResult(text=f"{name} answer " + " ".join(["reef"] * words))
 
         return answer
 
-    return lambda spec: ScriptedBackend(judge if spec == "judge" else model(spec), spec=spec)
+    return lambda spec: ScriptedBackend(judge if "judge" in spec else model(spec), spec=spec)
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +243,18 @@ def test_a_run_without_a_corpus_keeps_every_question_apart(tmp_path: Path) -> No
     tuned = design.finetunes[0]
     assert tuned.clustered.n_clusters == tuned.clustered.n_questions
     assert design.strengths is None  # two models: the win rate says it all
+
+
+def test_readings_say_plainly_when_a_figure_cannot_be_had() -> None:
+    from gtreview.core.statistics import length_bias, mcnemar_exact
+    from gtreview.results.design_text import clustered_reading, length_reading, mcnemar_reading
+
+    one_document = clustered_paired_difference([[6.0], [7.0]], [[5.0], [5.0]], ["r.txt", "r.txt"], n_boot=50)
+    assert clustered_reading(one_document, 0) == (
+        "Clustered by 1 source document: +1.50 points; no interval from a single document."
+    )
+    equal = length_bias([1.0, 0.0, 0.5], [10, 10, 10], [10, 10, 10], n_boot=50)
+    assert length_reading(equal).startswith("Length: the answers are equally long, so no length effect; win rate 0.50")
+    assert length_reading(None) == "Length: no pairwise verdict to relate to answer length."
+    same = mcnemar_exact([1.0, 0.0], [1.0, 0.0])
+    assert mcnemar_reading(same, 3).endswith("no question differs, nothing to test.")

@@ -258,3 +258,13 @@ def test_readings_say_plainly_when_a_figure_cannot_be_had() -> None:
     assert length_reading(None) == "Length: no pairwise verdict to relate to answer length."
     same = mcnemar_exact([1.0, 0.0], [1.0, 0.0])
     assert mcnemar_reading(same, 3).endswith("no question differs, nothing to test.")
+
+
+def test_the_runs_figures_carry_the_same_design_figures(design_run) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.results.figures import run_figures
+
+    results, analysis = design_run
+    figures = run_figures(results, analysis)  # what `gtreview results --json` prints
+    assert figures.design == analysis.design
+    printed = figures.model_dump(mode="json")["design"]
+    assert printed["interval_level"] == 0.95 and printed["finetunes"][0]["clustered"]["n_clusters"] == 8

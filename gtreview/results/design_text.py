@@ -39,11 +39,12 @@ class FigureTable(BaseModel):
 def num(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
     if value is None:
         return "–"
+    value = round(value, digits) + 0.0  # no "-0.00": a bound that rounds to zero is zero
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def span(ci: Interval | None, digits: int = 2) -> str:
-    return "–" if ci is None else f"[{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
+    return "–" if ci is None else f"[{num(ci.low, digits)}, {num(ci.high, digits)}]"
 
 
 def level(*intervals: Interval | None) -> str:
@@ -65,8 +66,8 @@ def _plural(count: int, word: str) -> str:
 def clustered_reading(clustered: ClusteredDifference, uncited: int) -> str:
     if clustered.mean_difference is None:
         return "Clustered by source document: no question has a counted answer from both models."
-    clusters = _plural(clustered.n_clusters, "source document")
-    alone = f", {uncited} of them a question citing no corpus document" if uncited else ""
+    clusters = _plural(clustered.n_clusters - uncited, "source document")
+    alone = f" and {_plural(uncited, 'question')} citing none" if uncited else ""
     if clustered.ci is None:
         return (
             f"Clustered by {clusters}{alone}: {num(clustered.mean_difference, signed=True)} points; "

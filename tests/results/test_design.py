@@ -268,3 +268,20 @@ def test_the_runs_figures_carry_the_same_design_figures(design_run) -> None:  # 
     assert figures.design == analysis.design
     printed = figures.model_dump(mode="json")["design"]
     assert printed["interval_level"] == 0.95 and printed["finetunes"][0]["clustered"]["n_clusters"] == 8
+
+
+def test_the_clustered_reading_counts_questions_citing_no_document_apart() -> None:
+    from gtreview.results.design_text import clustered_reading
+
+    labels = [("document", "a"), ("document", "a"), ("question", "Q3"), ("question", "Q4")]
+    clustered = clustered_paired_difference([[6.0], [7.0], [5.0], [6.0]], [[5.0]] * 4, labels, n_boot=50)
+    assert clustered.n_clusters == 3
+    assert clustered_reading(clustered, 2).startswith("Clustered by 1 source document and 2 questions citing none: +")
+
+
+def test_a_bound_that_rounds_to_zero_prints_without_a_sign() -> None:
+    from gtreview.core.statistics import Interval
+    from gtreview.results.design_text import num, span
+
+    assert span(Interval(low=-1.29, high=-0.001)) == "[-1.29, 0.00]"
+    assert num(-0.004, signed=True) == "+0.00" and num(-1.234) == "-1.23"

@@ -11,6 +11,7 @@ from typing import Any
 from gtreview import __version__
 from gtreview.core.numbering import difficulty_rank, natural_key, sample_number
 from gtreview.core.redaction import redact
+from gtreview.report.design_section import add_design_section
 from gtreview.report.document import (
     BarChart,
     BarSeries,
@@ -52,6 +53,7 @@ def build_report(
     )
     doc.add(Heading(text="Finding"), Paragraph(text=analysis.finding, style="finding"))
     _summary(doc, results, analysis)
+    add_design_section(doc, analysis.design)
     _charts(doc, results, analysis)
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)

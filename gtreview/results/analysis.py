@@ -23,6 +23,7 @@ from gtreview.core.statistics import (
     pairwise_summary,
     summarize_scores,
 )
+from gtreview.results.design import DesignFigures, design_figures
 from gtreview.results.loader import KINDS, RunResults
 from gtreview.results.rows import nanmean, nansd
 
@@ -69,6 +70,7 @@ class RunAnalysis(BaseModel):
     questions: list[QuestionRow]
     items: ItemAnalysis
     finding: str
+    design: DesignFigures | None = None  # clustered by document, McNemar, pass^k, Bradley-Terry, length
 
 
 def _rows(results: RunResults, key: str) -> dict[str, list[int]]:
@@ -197,6 +199,7 @@ def analyse(results: RunResults, *, seed: int = 0, n_boot: int = 2000, n_perm: i
         questions=rows,
         items=items,
         finding="",
+        design=design_figures(results, seed=seed, n_boot=n_boot),
     )
     analysis.finding = finding_text(results, analysis)
     return analysis

@@ -7,6 +7,7 @@ from pydantic import BaseModel
 
 from gtreview.core.stats_base import LEVEL
 from gtreview.results.analysis import RunAnalysis
+from gtreview.results.design import DesignFigures
 from gtreview.results.loader import RunResults
 from gtreview.results.rows import PairCounts, QuestionFigures, pair_counts, question_figures
 from gtreview.store.runs_repo import RunSource, RunStatus
@@ -60,6 +61,7 @@ class RunFigures(BaseModel):
     differences: list[DifferenceFigures]
     questions: list[QuestionFigures]
     pairwise: list[PairwiseFigures]
+    design: DesignFigures | None = None  # clustered difference, McNemar, pass^k, Bradley-Terry, length
 
 
 def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
@@ -117,4 +119,5 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
         differences=differences,
         questions=question_figures(results),
         pairwise=pairwise,
+        design=analysis.design,
     )

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 from gtreview.core.grading import ComponentKind, component_kind, settle_awards
 from gtreview.core.numbering import natural_key
 from gtreview.core.rubric import Question, VariantRule
+from gtreview.results.documents import project_question_documents
 from gtreview.runs.plan import ModelEntry, PassConfig, plan_pass
 from gtreview.runs.record import RunConfig, RunRecordError, RunSource, RunStatus
 from gtreview.store import runs_repo, sets_repo, tables
@@ -97,6 +98,9 @@ class RunResults(BaseModel):
     templates: dict[str, str] = Field(default_factory=dict)
     rubric_hash: str = ""
     probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
+    # question id -> the corpus document its primary evidence cites (the design's clusters);
+    # a question missing here cites no document of the corpus and is a cluster of its own
+    documents: dict[str, str] = Field(default_factory=dict)
 
     @property
     def models(self) -> list[str]:
@@ -218,6 +222,7 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         templates=stored.templates.model_dump(),
         rubric_hash=row.rubric_hash,
         probes=stored.probes,
+        documents=project_question_documents(engine, questions),
     )
 
 

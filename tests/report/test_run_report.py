@@ -199,3 +199,27 @@ def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp
     assert "Learned or recited?" in text and "Log-lik. change" in text
     assert "reasons better" in text  # the scripted fine-tune gains on reasoning points in this pass
     assert "By section" in text and "Score change /10" in text
+
+
+def test_pdf_prints_the_design_figures_with_their_readings(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.report.design_section import DESIGN_HEADING
+    from gtreview.results.design_text import design_readings, design_tables
+
+    _, project, run_id = finished_run
+    results = load_run_results(project.engine, run_id)
+    analysis = analyse(results, n_boot=300, n_perm=500)
+    assert analysis.design is not None
+    readings = design_readings(analysis.design)
+    # the fine-tune wins every pair: no logistic fit has a finite maximum, and the reading says so
+    assert (
+        readings[2].startswith("tuned: Length: the effect cannot be estimated") and "raw win rate 1.00" in readings[2]
+    )
+    assert readings[0].startswith("tuned: Clustered by 8 source documents: +")
+    out = write_run_report(results, analysis, tmp_path / "d.pdf")
+    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(str(out)).pages)
+    assert DESIGN_HEADING in text
+    for line in readings:
+        assert " ".join(line.split()) in text, line
+    for table in design_tables(analysis.design):
+        assert table.title in text and all(cell in text for cell in table.rows[0])
+    assert "Bradley-Terry" not in text  # two models: the win rate against the base says it all

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -32,6 +33,7 @@ from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import PairResult, RunResults, SampleResult, SampleStatus
 from gtreview.ui.models.sample_table import gate_text, sample_number, score_text, status_text
+from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
 from gtreview.ui.widgets.sample_table import SampleTable
@@ -87,6 +89,12 @@ class ResultsView(QWidget):
         self.kinds = _plot("Share of points by component kind")
         self.pairwise = _plot("Pairwise outcomes against the base")
         self.comparison = HtmlBrowser()
+        self.design_button = QPushButton("Design figures")
+        self.design_button.setToolTip(
+            "Fine-tune minus base clustered by source document, McNemar on the gate, pass^k, "
+            "Bradley-Terry strengths and the length effect, in the pane below"
+        )
+        self.design_button.clicked.connect(self.show_design)
         self.comparison.setOpenLinks(False)
         self.samples = SampleTable()
         self.samples.sample_chosen.connect(self.show_sample)
@@ -100,6 +108,7 @@ class ResultsView(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Pass:"))
         top.addWidget(self.run_choice, 1)
+        top.addWidget(self.design_button)
         plots = QWidget()
         self.grid = QGridLayout(plots)
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -165,10 +174,7 @@ class ResultsView(QWidget):
         self.finding.setText(analysis.finding)
         self.status.setText(status)
         self._draw(results, analysis)
-        self.comparison.setHtml(
-            f"{style()}<p class='meta'>Choose a sample in the table (arrow keys move, the filter narrows it) to read "
-            "its answer, verdicts and the judge's reasons; click a question's point to compare every model's answers.</p>"
-        )
+        self.show_design()
         self.samples.set_results(results)
         rows = probe_section_rows(results)
         self.probes.setVisible(bool(rows))
@@ -399,6 +405,15 @@ class ResultsView(QWidget):
             if pair_notes:
                 parts.append("<p>" + "<br>".join(pair_notes) + "</p>")
         self.comparison.setHtml("".join(parts))
+
+    def show_design(self) -> None:
+        """The pass's design figures (clustered difference, gate, pass^k, strengths, length) in the pane."""
+        analysis = self.analysis
+        self.comparison.setHtml(
+            f"{style()}<p class='meta'>Choose a sample in the table (arrow keys move, the filter narrows it) to read "
+            "its answer, verdicts and the judge's reasons; click a question's point to compare every model's answers; "
+            "Design figures brings these back.</p>" + design_html(analysis.design if analysis is not None else None)
+        )
 
     def show_sample(self, sample: SampleResult) -> None:
         """One sample: its question, the answer, the judge's verdicts and reasons, and its pairwise verdicts."""

@@ -7,6 +7,7 @@ touches ORM rows or sessions and can hold them across threads.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC
 from typing import Any
 
 from pydantic import BaseModel
@@ -234,6 +235,7 @@ class SetOverview(BaseModel):
     name: str
     rows: list[QuestionRow]
     signoffs: list[SignoffInfo]
+    changed_since_signoff: bool = False  # the set's active questions are no longer what the last sign-off froze
 
 
 def set_name(engine: Engine, set_id: int) -> str:
@@ -250,7 +252,31 @@ def set_overview(
         rows = question_rows(engine, set_id, index)
     else:
         rows = [question_row(engine, set_id, q, index) for q in qids]
-    return SetOverview(set_id=set_id, name=name, rows=rows, signoffs=signoffs(engine, set_id))
+    signed = signoffs(engine, set_id)
+    return SetOverview(
+        set_id=set_id,
+        name=name,
+        rows=rows,
+        signoffs=signed,
+        changed_since_signoff=bool(signed)
+        and changed_since(engine, set_id, signed[-1], rows if qids is None else None),
+    )
+
+
+def changed_since(engine: Engine, set_id: int, signoff: SignoffInfo, rows: list[QuestionRow] | None = None) -> bool:
+    """Whether the set is no longer what ``signoff`` froze: a question not approved (an
+    edit withdraws an approval), another number of active questions, or a current version
+    saved after it. Cheap (hashing the frozen set again takes seconds on a large one); an
+    edit undone by another edit counts as a change."""
+    if rows is None:
+        rows = question_rows(engine, set_id)
+    active = [r for r in rows if r.review_status is not sets_repo.ReviewStatus.RETIRED]
+    if len(active) != signoff.question_count or any(
+        r.review_status is not sets_repo.ReviewStatus.APPROVED for r in active
+    ):
+        return True
+    signed_at = signoff.signed_at if signoff.signed_at.tzinfo is not None else signoff.signed_at.replace(tzinfo=UTC)
+    return sets_repo.versions_saved_since(engine, set_id, signed_at) > 0
 
 
 class ProjectOverview(BaseModel):

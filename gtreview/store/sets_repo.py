@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -621,6 +622,22 @@ def add_calibration_run(
             )
         )
         session.commit()
+
+
+def versions_saved_since(engine: Engine, set_id: int, moment: datetime) -> int:
+    """How many of the set's questions have a current version saved after ``moment`` (one query)."""
+    with Session(engine) as session:
+        return len(
+            session.exec(
+                select(tables.Question.id)
+                .join(
+                    tables.QuestionVersion,
+                    (col(tables.QuestionVersion.question_id) == col(tables.Question.id))
+                    & (col(tables.QuestionVersion.version) == col(tables.Question.current_version)),
+                )
+                .where(tables.Question.set_id == set_id, col(tables.QuestionVersion.created_at) > moment)
+            ).all()
+        )
 
 
 def latest_calibration_run(engine: Engine, set_id: int, qid: str) -> tables.CalibrationRun | None:

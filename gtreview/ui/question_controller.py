@@ -281,5 +281,6 @@ class QuestionController(QObject):
         counts = review.status_counts(rows)
         summary = " · ".join(f"{status.value.replace('_', ' ')} {count}" for status, count in counts.items())
         signoffs = self.overview.signoffs
-        signed = f" | signed off #{signoffs[-1].number}" if signoffs else ""
+        changed = " (changed since)" if self.overview.changed_since_signoff else ""
+        signed = f" | signed off #{signoffs[-1].number}{changed}" if signoffs else ""
         return f"Set: {self.overview.name}{signed} | {len(rows)} questions: {summary}"

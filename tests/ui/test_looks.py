@@ -234,3 +234,23 @@ def test_an_unchecked_box_stands_out_on_a_dark_window(qtbot, light_after: QAppli
     light_contrast = darkest_contrast_of_the_box(box)
     assert dark_contrast >= 2.5  # the outline is seen (Fusion's own: about 1.2, on either window)
     assert light_contrast >= 2.5
+
+
+def test_unresolved_evidence_is_read_in_the_dark_theme(qtbot, light_after: QApplication) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.core.corpus import LocatorResolution, LocatorStatus
+    from gtreview.core.rubric import Evidence
+    from gtreview.ui.widgets.source_pane import SourcePane
+
+    apply_theme(light_after, "dark")
+    pane = SourcePane()
+    qtbot.addWidget(pane)
+    item = Evidence(
+        claim="A claim", source="reports/none.txt", locator="page=99", authority="primary", confidence="HIGH"
+    )
+    unresolved = LocatorResolution(
+        source="reports/none.txt", locator="page=99", status=LocatorStatus.UNRESOLVED, reason="no page 99"
+    )
+    pane.show_evidence([item], [unresolved])
+    entry = pane.evidence_list.item(0)
+    ground = pane.evidence_list.palette().color(QPalette.ColorRole.Base).name()
+    assert _contrast(entry.foreground().color().name(), ground) >= 4.5  # WCAG AA for text

@@ -31,6 +31,7 @@ from gtreview.app.passes import resolve_local_files
 from gtreview.core.errors import UserError, one_line
 from gtreview.inference.backend import Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.ui.widgets import html
 
 GGUF_FILTER = "GGUF models (*.gguf);;All files (*)"
 
@@ -68,7 +69,7 @@ class RunDialog(QDialog):
         self.pairwise.setChecked(True)
         self.error = QLabel()
         self.error.setWordWrap(True)  # a long message wraps instead of widening the dialog
-        self.error.setStyleSheet("color: #b00020")
+        self.error.setStyleSheet(f"color: {html.colours().error}")
         models_box = QVBoxLayout()
         models_box.addWidget(self.models)
         models_box.addWidget(self.add_model)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from gtreview.core.findings import Finding
 from gtreview.core.jsonpath import Path
+from gtreview.ui.widgets import html
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d*\.\d+$")
@@ -61,7 +62,8 @@ class Binding:
 
 
 def _finding_html(finding: Finding) -> str:
-    colour = "#b00020" if finding.is_error else "#8a5a00"
+    c = html.colours()  # the theme's: dark red on a dark window is not read
+    colour = c.error if finding.is_error else c.warning
     return f"<span style='color:{colour}'>● {finding.message} <i>({finding.code})</i></span>"
 
 

@@ -35,6 +35,7 @@ from gtreview.core.calibration import fixture_role
 from gtreview.core.rubric import CalibrationFixture, Question
 from gtreview.core.validation import validate_question
 from gtreview.judging.calibration import FixtureCheck, QuestionCalibration
+from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fields import PlainTextField, findings_label
 
 NOT_JUDGED = "not judged yet"
@@ -142,7 +143,8 @@ class FixtureEditor(QWidget):
         self.findings.setVisible(bool(findings))
         self.findings.setText(
             "<br>".join(
-                f"<span style='color:#b00020'>● {f.path[len('$.calibration') :]}: {f.message}</span>" for f in findings
+                f"<span style='color:{html.colours().error}'>● {f.path[len('$.calibration') :]}: {f.message}</span>"
+                for f in findings
             )
         )
 

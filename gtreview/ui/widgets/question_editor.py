@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from gtreview.core.findings import Finding
 from gtreview.core.jsonpath import MISSING, Path, get_at, json_path, set_at
 from gtreview.core.validation import validate_question
+from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fields import Binding, ColumnSpec, PlainTextField, RecordTable, findings_label
 from gtreview.ui.widgets.undo_keys import route_undo_keys
 
@@ -281,7 +282,7 @@ class QuestionEditor(QScrollArea):
         rest = [f for f in findings if id(f) not in shown]
         self.general_findings.setVisible(bool(rest))
         self.general_findings.setText(
-            "<br>".join(f"<span style='color:#b00020'>● {f.path}: {f.message}</span>" for f in rest)
+            "<br>".join(f"<span style='color:{html.colours().error}'>● {f.path}: {f.message}</span>" for f in rest)
         )
 
     # -- edits ---------------------------------------------------------------

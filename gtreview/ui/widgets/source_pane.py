@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -85,7 +86,7 @@ class SourcePane(QWidget):
             detail = f"{item.authority or '?'} · {item.confidence or '?'} · {item.source} | {item.locator}"
             entry = QListWidgetItem(f"{label}\n    {detail}")
             if not resolution.resolved:
-                entry.setForeground(Qt.GlobalColor.darkRed)
+                entry.setForeground(QColor(html.colours().error))  # the theme's red, read on either ground
                 entry.setToolTip(resolution.reason)
             self.evidence_list.addItem(entry)
         if self._evidence:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QWidget
 
@@ -157,6 +157,7 @@ class _Windows:
         self.window = window
         fit_to_screen(window)
         window.show()
+        QTimer.singleShot(0, window, lambda: fit_to_screen(window))  # again, now that its frame is known
 
     def switch(self, folder: Path, create: bool = False) -> None:
         """Open (or, asked to, create) the project in ``folder``; a folder that is not a
@@ -224,8 +225,19 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
 
 
 def fit_to_screen(window: QWidget) -> None:
-    """Never open larger than the screen the window is on (a size saved on a big monitor,
-    or the default 1500x950, on a 1280x720 laptop would put the status bar off screen)."""
+    """Never open larger than the screen the window is on, nor partly off it (a size saved
+    on a big monitor, or the default 1500x950, on a 1280x720 laptop would put the status
+    bar, where every notice is, below the screen's edge). The window frame, known once
+    the window is shown, is taken off the size, and the window moved inside the screen."""
     screen = window.screen()
-    if screen is not None:
-        window.resize(window.size().boundedTo(screen.availableGeometry().size()))
+    if screen is None:
+        return
+    available = screen.availableGeometry()
+    frame, inner = window.frameGeometry(), window.geometry()
+    extra = frame.size() - inner.size()  # the title bar and borders (none before the window is shown)
+    window.resize(window.size().boundedTo(available.size() - extra))
+    frame = window.frameGeometry()
+    x = max(available.left(), min(frame.left(), available.right() + 1 - frame.width()))
+    y = max(available.top(), min(frame.top(), available.bottom() + 1 - frame.height()))
+    if (x, y) != (frame.left(), frame.top()):
+        window.move(x, y)

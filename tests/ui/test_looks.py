@@ -212,6 +212,12 @@ def test_the_window_never_opens_larger_than_its_screen(qtbot) -> None:  # type: 
     fit_to_screen(window)
     screen = window.screen().availableGeometry().size()
     assert (window.width(), window.height()) == (min(3000, screen.width()), min(2000, screen.height()))
+    window.show()
+    window.resize(600, 500)
+    window.move(screen.width() - 300, screen.height() - 100)  # half off the screen, the status bar below it
+    fit_to_screen(window)
+    frame, available = window.frameGeometry(), window.screen().availableGeometry()
+    assert available.contains(frame), (frame, available)
 
 
 def test_an_unchecked_box_stands_out_on_a_dark_window(qtbot, light_after: QApplication) -> None:  # type: ignore[no-untyped-def]

@@ -81,7 +81,7 @@ def create_project(folder: Path) -> Project:
     if folder.exists() and not folder.is_dir():
         raise ProjectError(f"{folder} is a file, not a folder for a project")
     if db_path.exists():
-        raise ProjectError(f"{db_path} already exists: open it, or move it away to start a new project there")
+        raise ProjectError(f"{db_path} already holds a project: open it, or choose an empty folder for a new one")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -165,8 +165,13 @@ class _Windows:
         try:
             self.show(create_project(folder) if create else open_project(folder))
         except (ProjectError, OSError) as exc:
-            hint = "" if create else "\n\nTo start a project there, use File > New project…"
-            QMessageBox.warning(self.window, "gtreview", f"Cannot open {folder}: {exc}{hint}")
+            hint = (
+                "\n\nTo open it, use File > Open project…"
+                if create
+                else "\n\nTo start one there, use File > New project…"
+            )
+            verb = "create a project in" if create else "open"
+            QMessageBox.warning(self.window, "gtreview", f"Cannot {verb} {folder}: {exc}{hint}")
 
 
 def install_exception_dialog(log_file: Path) -> None:

@@ -96,7 +96,7 @@ def test_create_makes_a_project_that_opens(tmp_path: Path) -> None:
 @pytest.mark.parametrize("content", [b"", b"SQLite format 3\x00 and more"])
 def test_create_refuses_a_folder_that_has_a_database(tmp_path: Path, content: bytes) -> None:
     (tmp_path / DB_FILE).write_bytes(content)
-    with pytest.raises(ProjectError, match=r"project\.sqlite already exists"):
+    with pytest.raises(ProjectError, match=r"project\.sqlite already holds a project"):
         create_project(tmp_path)
     assert snapshot(tmp_path) == {DB_FILE: content}
 
@@ -120,7 +120,7 @@ def test_the_cli_refuses_a_mistyped_project_and_creates_only_when_told(tmp_path:
     assert (typo / DB_FILE).is_file()
     assert gtreview("corpus", "list", "--project", typo, "--json").stdout.strip() == "[]"
     again = gtreview("project", "new", typo)
-    assert again.returncode == 2 and "already exists" in again.stderr
+    assert again.returncode == 2 and "already holds a project" in again.stderr
 
 
 # --- item 9: a damaged project is refused, not written to ------------------------------------

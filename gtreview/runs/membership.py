@@ -251,7 +251,7 @@ def _readings(models: Sequence[ModelMembership]) -> list[str]:
     confounded = [a for a in base.aucs if _separates(a)]
     if confounded:
         lines.append(
-            f"The base model {base.label}, never trained on this split, separates it too "
+            f"The base model ({base.label}), never trained on this split, separates it too "
             f"({confounded[0].reading.split(': ', 1)[-1]} on {confounded[0].name}): the two sides differ in kind, "
             "so the fine-tunes' loss-type AUCs overstate memorisation; read the reference ratio"
         )

@@ -147,7 +147,7 @@ def test_the_report_separates_what_the_fine_tune_learnt_and_the_base_did_not() -
 def test_a_base_that_separates_the_split_too_is_named_as_a_confound() -> None:
     passages, by_model = synthetic_report(base_gap=1.0)  # the sides differ in kind: every model finds members easier
     report = membership_report(["base", "tuned"], passages, by_model, n_boot=500, seed=1)
-    assert report.readings[0].startswith("The base model base, never trained on this split, separates it too")
+    assert report.readings[0].startswith("The base model (base), never trained on this split, separates it too")
     reference = next(a for a in report.models[1].aucs if a.signal == "reference")
     assert "separates" not in reference.reading  # the ratio discounts what the base already finds easy
 

@@ -107,3 +107,29 @@ def test_a_side_without_passages_is_refused_before_any_model_loads(sample: Proje
     split = MembershipSplit(members=TRAINED, held_out=["tables/*"])  # tables have no 30-word passages
     with pytest.raises(MembershipSplitError, match=r"the held-out documents \(tables/assays.csv, "):
         run_memorisation_probes(sample.engine, {"base": never, "tuned": never}, passages=4, split=split)
+
+
+def test_membership_is_kept_with_the_pass(sample: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gtreview.inference.backend import Sampling
+    from gtreview.runs.execute import run_pass
+    from gtreview.runs.plan import ModelEntry, PassConfig
+    from gtreview.runs.record import read_run_config
+    from gtreview.store import sets_repo
+    from tests.report.test_run_report import scripted
+
+    monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
+    rubric = sets_repo.export_rubric(sample.engine, 1)
+    config = PassConfig(
+        name="probed",
+        models=[ModelEntry(label="base", spec="base"), ModelEntry(label="tuned", spec="tuned")],
+        judge="judge",
+        sampling=Sampling(seed=5, max_tokens=32),
+        drift_every=0,
+    )
+    opener = scripted({q.id: q for q in rubric.questions})
+    run_id = run_pass(sample.engine, config, rubric.questions, rubric_hash="h", open_backend=opener, set_id=1).run_id
+    split = MembershipSplit(members=TRAINED, held_out=HELD_OUT)
+    outcome = run_memorisation_probes(sample.engine, fakes(sample), passages=6, seed=1, run_id=run_id, split=split)
+    stored = read_run_config(sample.engine, run_id).probes
+    assert stored is not None and outcome.membership is not None
+    assert stored["membership"] == outcome.membership.model_dump(mode="json")

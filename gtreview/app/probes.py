@@ -6,6 +6,10 @@ any loads, passages sampled from the project, and, when a pass is named, grouped
 the benchmark sections whose questions cite their documents and stored in the pass's
 run record, so its results view and report show them beside the scores.
 
+With the analyst's membership split (:mod:`gtreview.app.membership`), the same model
+turns also score passages of the trained-on and held-out documents, and each membership
+signal's AUC on the split is reported (:mod:`gtreview.runs.membership`).
+
 Log-likelihoods need the logits of every position, which only a local model gives
 (in a worker process, as every local model runs); a server or API model is refused.
 """

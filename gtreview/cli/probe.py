@@ -3,6 +3,10 @@
 Log-likelihoods need the logits of every position, which only a local model gives
 (run in a worker process, as every local model is); server (openai:) and API
 (anthropic:) models are refused in one line.
+
+``--members DOC_GLOB... --held-out DOC_GLOB...`` marks which corpus documents the
+fine-tune was trained on and which were held out (kept in the project, and used again
+when neither is given); each membership signal's AUC on that split is then reported.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=int_at_least(2, "the intervals pair passages"),
         default=32,
         metavar="N",
-        help="corpus passages to sample (default 32)",
+        help="corpus passages to sample (default 32); with a membership split, also up to N from each side",
     )
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the passage sample, shuffles and bootstrap")
     parser.add_argument(

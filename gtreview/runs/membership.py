@@ -256,7 +256,8 @@ def _readings(models: Sequence[ModelMembership]) -> list[str]:
             "so the fine-tunes' loss-type AUCs overstate memorisation; read the reference ratio"
         )
     for model in finetunes:
-        known = [a for a in model.aucs if a.result.auc is not None]
+        # With a confounded split only the ratio to the base says anything of the fine-tune.
+        known = [a for a in model.aucs if a.result.auc is not None and (a.signal == "reference" or not confounded)]
         if not known:
             lines.append(f"{model.label}: no signal could be computed")
             continue
@@ -264,9 +265,10 @@ def _readings(models: Sequence[ModelMembership]) -> list[str]:
         verdict = (
             "tells its training documents from held-out ones"
             if _separates(best)
-            else "shows no sign of memorising its training documents"
+            else "does not tell its training documents from held-out ones on this split"
         )
-        lines.append(f"{model.label} {verdict}; strongest signal: {best.reading}")
+        which = "the signal that counts" if confounded else "strongest signal"
+        lines.append(f"{model.label} {verdict}; {which}: {best.reading}")
     return lines
 
 

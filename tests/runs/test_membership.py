@@ -150,6 +150,12 @@ def test_a_base_that_separates_the_split_too_is_named_as_a_confound() -> None:
     assert report.readings[0].startswith("The base model (base), never trained on this split, separates it too")
     reference = next(a for a in report.models[1].aucs if a.signal == "reference")
     assert "separates" not in reference.reading  # the ratio discounts what the base already finds easy
+    loss_auc = next(a for a in report.models[1].aucs if a.signal == "loss")
+    assert "separates" in loss_auc.reading  # the fine-tune's own loss is fooled like the base's
+    assert report.readings[1] == (
+        f"tuned does not tell its training documents from held-out ones on this split; "
+        f"the signal that counts: {reference.reading}"
+    )
 
 
 def engine(model: Path, lora: Path | None = None) -> BatchedLlamaEngine:

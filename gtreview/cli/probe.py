@@ -61,6 +61,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument(
         "--members",
+        type=str,
         nargs="+",
         action="extend",
         default=[],
@@ -71,6 +72,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--held-out",
         dest="held_out",
+        type=str,
         nargs="+",
         action="extend",
         default=[],

@@ -6,6 +6,10 @@ any loads, passages sampled from the project, and, when a pass is named, grouped
 the benchmark sections whose questions cite their documents and stored in the pass's
 run record, so its results view and report show them beside the scores.
 
+With the analyst's membership split (:mod:`gtreview.app.membership`), the same model
+turns also score passages of the trained-on and held-out documents, and each membership
+signal's AUC on the split is reported (:mod:`gtreview.runs.membership`).
+
 Log-likelihoods need the logits of every position, which only a local model gives
 (in a worker process, as every local model runs); a server or API model is refused.
 """
@@ -21,15 +25,18 @@ from sqlalchemy import Engine
 from gtreview.core.errors import UserError
 from gtreview.core.statistics import Difference
 from gtreview.corpus.locators import CorpusIndex
+from gtreview.inference.backend import TokenScores
 from gtreview.inference.specs import BackendOpenError, ModelSpecError, local_files, parse_model_spec
 from gtreview.inference.worker import WorkerDied
 from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import RunResults, load_run_results
+from gtreview.runs.membership import MembershipReport, MembershipSplit, SplitPassage, membership_report, split_passages
 from gtreview.runs.probes import (
     MIN_WORDS,
     EngineFactory,
     FamiliarityReport,
+    ProbeEngine,
     Reading,
     RecallReport,
     engine_factory,
@@ -66,6 +73,7 @@ class ProbeOutcome(BaseModel):
     readings: list[Reading]
     sections: dict[str, SectionProbes]
     run_id: int | None = None  # the pass the probes were stored with
+    membership: MembershipReport | None = None  # with a membership split: each signal's AUC on it
 
 
 def probe_models(models: Sequence[tuple[str, str]]) -> dict[str, EngineFactory]:
@@ -135,6 +143,7 @@ def _store_with_run(
     familiarity: FamiliarityReport,
     recall: RecallReport,
     sections: Mapping[str, SectionProbes],
+    membership: MembershipReport | None,
 ) -> dict[str, dict[str, Difference]]:
     """Keep the probes in the pass's record; return its score differences per component
     kind, which the reading sets the probes against."""
@@ -143,9 +152,25 @@ def _store_with_run(
         "recall": recall.model_dump(mode="json"),
         "sections": {name: section.model_dump(mode="json") for name, section in sections.items()},
     }
+    if membership is not None:
+        probes["membership"] = membership.model_dump(mode="json")
     update_run_config(engine, results.run_id, probes=probes)
     analysis = analyse(results, n_boot=500, n_perm=2000)
     return {f.label: f.kind_differences for f in analysis.finetunes}
+
+
+def _membership_passages(engine: Engine, split: MembershipSplit, per_side: int, seed: int) -> list[SplitPassage]:
+    """The split's passages, up to ``per_side`` from each side; refused when a side has none."""
+    from gtreview.app.membership import MembershipSplitError, resolve_membership_split
+
+    members, held_out = resolve_membership_split(engine, split)
+    passages = split_passages(load_documents(engine), members, held_out, per_side, seed=seed)
+    for side, names in (("member", members), ("held-out", held_out)):
+        if not any(p.side == side for p in passages):
+            raise MembershipSplitError(
+                f"the {side} documents ({', '.join(names)}) have no passages of {MIN_WORDS}+ words to score"
+            )
+    return passages
 
 
 def run_memorisation_probes(
@@ -156,11 +181,15 @@ def run_memorisation_probes(
     seed: int = 0,
     controls: Sequence[str] | None = None,
     run_id: int | None = None,
+    split: MembershipSplit | None = None,
 ) -> ProbeOutcome:
     """Sample ``passages`` corpus passages, run both probes on every model in turn and
     read them; with ``run_id``, per benchmark section too, and keep them with that pass.
+    With a membership ``split``, up to ``passages`` passages of each of its sides are
+    scored by every model while it is open, and each signal's AUC on the split reported.
 
-    The pass is read before any model loads, so a wrong run id costs nothing.
+    The pass and the split are read before any model loads, so a wrong run id or a
+    glob that matches nothing costs nothing.
     """
     documents = load_documents(engine)
     records = sample_passage_records(documents, passages, seed=seed)
@@ -173,16 +202,28 @@ def run_memorisation_probes(
     groups = (
         section_groups(results, CorpusIndex(documents), [name for name, _ in records]) if results is not None else {}
     )
+    split_records = _membership_passages(engine, split, passages, seed) if split is not None else []
+    split_scores: dict[str, list[TokenScores]] = {}
+
+    def score_split(label: str, model: ProbeEngine) -> None:
+        split_scores[label] = model.score_texts([p.text for p in split_records])
+
     try:
-        familiarity, recall, by_section = run_probes_by_group(models, texts, groups, controls=controls, seed=seed)
+        familiarity, recall, by_section = run_probes_by_group(
+            models, texts, groups, controls=controls, seed=seed, visit=score_split if split_records else None
+        )
     except (ValueError, WorkerDied) as exc:
         raise ProbeFailed(str(exc)) from None
+    membership = membership_report(list(models), split_records, split_scores, seed=seed) if split_records else None
     sections = {name: SectionProbes(familiarity=fam, recall=rec) for name, (fam, rec) in by_section.items()}
-    pointwise = _store_with_run(engine, results, familiarity, recall, sections) if results is not None else None
+    pointwise = (
+        _store_with_run(engine, results, familiarity, recall, sections, membership) if results is not None else None
+    )
     return ProbeOutcome(
         familiarity=familiarity,
         recall=recall,
         readings=reading(familiarity, recall, pointwise),
         sections=sections,
         run_id=run_id,
+        membership=membership,
     )

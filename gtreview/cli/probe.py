@@ -3,12 +3,17 @@
 Log-likelihoods need the logits of every position, which only a local model gives
 (run in a worker process, as every local model is); server (openai:) and API
 (anthropic:) models are refused in one line.
+
+``--members DOC_GLOB... --held-out DOC_GLOB...`` marks which corpus documents the
+fine-tune was trained on and which were held out (kept in the project, and used again
+when neither is given); each membership signal's AUC on that split is then reported.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gtreview.cli.common import (
     EXIT_OK,
@@ -21,6 +26,9 @@ from gtreview.cli.common import (
     open_cli_project,
     print_json,
 )
+
+if TYPE_CHECKING:
+    from gtreview.app.membership import MembershipReport, MembershipSplit
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,7 +49,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=int_at_least(2, "the intervals pair passages"),
         default=32,
         metavar="N",
-        help="corpus passages to sample (default 32)",
+        help="corpus passages to sample (default 32); with a membership split, also up to N from each side",
     )
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the passage sample, shuffles and bootstrap")
     parser.add_argument(
@@ -50,6 +58,27 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default=None,
         metavar="FILE",
         help="held-out text (paragraphs separated by blank lines) instead of shuffled passages",
+    )
+    parser.add_argument(
+        "--members",
+        type=str,
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="DOC_GLOB",
+        help="corpus documents the fine-tune was trained on (globs over document names); with --held-out, "
+        "reports each membership signal's AUC on the split, and keeps the split in the project",
+    )
+    parser.add_argument(
+        "--held-out",
+        dest="held_out",
+        type=str,
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="DOC_GLOB",
+        help="corpus documents held out of its training (without --members/--held-out, the split kept "
+        "in the project is used, if any)",
     )
     parser.add_argument(
         "--run",
@@ -75,6 +104,7 @@ def _models(values: list[str]) -> list[tuple[str, str]]:
 
 
 def probe(args: argparse.Namespace) -> int:
+    from gtreview.app.membership import mark_membership_split, stored_membership_split
     from gtreview.app.probes import probe_models, read_controls, run_memorisation_probes
 
     # Models and controls are checked before the project opens and before any model loads.
@@ -82,8 +112,19 @@ def probe(args: argparse.Namespace) -> int:
     controls = read_controls(args.controls) if args.controls is not None else None
     project = open_cli_project(args)
     try:
+        split: MembershipSplit | None
+        if args.members or args.held_out:  # checked against the corpus, then kept, before any model loads
+            split = mark_membership_split(project.engine, args.members, args.held_out)
+        else:
+            split = stored_membership_split(project.engine)
         outcome = run_memorisation_probes(
-            project.engine, models, passages=args.passages, seed=args.seed, controls=controls, run_id=args.run_id
+            project.engine,
+            models,
+            passages=args.passages,
+            seed=args.seed,
+            controls=controls,
+            run_id=args.run_id,
+            split=split,
         )
     finally:
         project.close()
@@ -95,6 +136,7 @@ def probe(args: argparse.Namespace) -> int:
                 "familiarity": familiarity.model_dump(mode="json"),
                 "recall": recall.model_dump(mode="json"),
                 "readings": [r.model_dump(mode="json") for r in readings],
+                "membership": outcome.membership.model_dump(mode="json") if outcome.membership else None,
             }
         )
         return EXIT_OK
@@ -118,7 +160,23 @@ def probe(args: argparse.Namespace) -> int:
         print(f"{item.label}: {item.text}")
         for line in item.evidence:
             print(f"  {line}")
+    if outcome.membership is not None:
+        _print_membership(outcome.membership)
     return EXIT_OK
+
+
+def _print_membership(report: MembershipReport) -> None:
+    print(
+        f"Membership: {report.n_members} passages of {len(report.member_documents)} training documents "
+        f"against {report.n_held_out} of {len(report.held_out_documents)} held-out ones (AUC per signal)"
+    )
+    for model in report.models:
+        role = " (base, the control)" if model.is_base else ""
+        print(f"  {model.label}{role}")
+        for auc in model.aucs:
+            print(f"    {auc.reading}")
+    for line in report.readings:
+        print(line)
 
 
 def _num(value: float | None) -> str:

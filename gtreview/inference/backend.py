@@ -181,11 +181,30 @@ class TokenScores:
     caller can build prompts from exactly the tokens that were scored; ``logprobs[i]``
     belongs to ``text_tokens[start + i]`` given everything before it. Plain data, so a
     worker process can send it back as lists.
+
+    ``expected_logprobs[i]`` and ``logprob_variances[i]`` are the mean and variance of
+    log p(z) over the whole vocabulary under the model's distribution at that position
+    (mu = sum_z p(z) log p(z), the negative entropy; var = sum_z p(z) (log p(z))**2 − mu**2):
+    what Min-K%++ standardises by. Only a backend that sees the full logits can give
+    them; None elsewhere.
     """
 
     text_tokens: tuple[int, ...]
     start: int
     logprobs: tuple[float, ...]
+    expected_logprobs: tuple[float, ...] | None = None
+    logprob_variances: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("expected_logprobs", "logprob_variances"):
+            values = getattr(self, name)
+            if values is not None and len(values) != len(self.logprobs):
+                raise ValueError(f"{len(values)} {name} for {len(self.logprobs)} scored tokens")
+
+    @property
+    def has_moments(self) -> bool:
+        """Whether the per-position mean and variance of log p came with the scores."""
+        return self.expected_logprobs is not None and self.logprob_variances is not None
 
     @property
     def tokens(self) -> tuple[int, ...]:
@@ -212,7 +231,8 @@ class ScoringBackend(Protocol):
     """
 
     def score_texts(self, texts: Sequence[str], *, prefix_tokens: int = 0) -> list[TokenScores]:
-        """Per-token log-likelihoods of each raw text (no chat template), in order."""
+        """Per-token log-likelihoods of each raw text (no chat template), in order; with
+        the per-position moments of log p where the backend sees the full logits."""
         ...
 
     def greedy_continuations(self, prompts: Sequence[str | Sequence[int]], max_tokens: int) -> list[list[int]]:

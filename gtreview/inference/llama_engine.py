@@ -72,7 +72,9 @@ class BatchedLlamaEngine:
         """``flash_attn=None`` lets llama.cpp choose (on where it helps). With it on, the
         CPU kernel rounds queries to f16, so a sequence's logits move by ~1e-3 with the
         batch around it: greedy output is stable, seeded sampling may diverge from the
-        same request run alone. Off, the difference is ~1e-6."""
+        same request run alone. Off, the difference is ~1e-6 on the random test model;
+        a 4-bit real model is far more sensitive either way (SmolLM2 moves single tokens'
+        log p by up to ~0.4 nats: tests/inference/test_scoring_reference.py)."""
         if n_seq_max < 1 or n_ctx < 16 or n_batch < 1:
             raise ValueError("n_seq_max, n_ctx and n_batch must be positive (n_ctx at least 16)")
         self.model_path = Path(model_path)
@@ -293,7 +295,9 @@ class BatchedLlamaEngine:
         Texts are decoded as parallel sequences with logits at every position, in waves
         when they outnumber the sequences or cells; a text's numbers do not depend on
         its neighbours beyond float rounding. Positions before ``max(1, prefix_tokens)``
-        are context only (the first token has nothing to be predicted from).
+        are context only (the first token has nothing to be predicted from). Each
+        scored position also carries the mean and variance of log p over the whole
+        vocabulary (``TokenScores.expected_logprobs``, ``logprob_variances``).
         """
         return llama_scoring.score_texts(self, texts, prefix_tokens)
 

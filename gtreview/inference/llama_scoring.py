@@ -7,7 +7,13 @@ continuation of a token prefix. These helpers run on a :class:`BatchedLlamaEngin
 own context, batch and generation waves, so many texts are decoded as parallel
 sequences in one ``llama_batch`` (in waves when there are more texts than sequences
 or cells), and each text's numbers are those of scoring it alone up to float rounding
-(exactly so with ``flash_attn=False``; see the engine's docstring).
+(see the engine's docstring; on a 4-bit real model that rounding moves single tokens by
+up to ~0.4 nats and a passage's mean by ~0.02: tests/inference/test_scoring_reference.py).
+
+Each position's row of logits is reduced as it arrives, in place and vectorised over
+the vocabulary: the next token's log-probability and the mean and variance of log p
+under the model's distribution (Min-K%++ standardises by them). Nothing of the
+(tokens x vocabulary) table is kept, so a 262k vocabulary costs no memory per token.
 
 The engine calls in here from two thin methods (``score_texts``,
 ``greedy_continuations``); the module reaches into its private state on purpose, so
@@ -54,22 +60,66 @@ def _waves(lengths: Sequence[int], n_seq: int, n_cells: int) -> list[list[int]]:
     return waves
 
 
+class _PositionStats:
+    """Per-position scores of the texts of one call: the next token's log p, and the mean
+    and variance of log p over the whole vocabulary."""
+
+    def __init__(self, n_texts: int) -> None:
+        self.logprobs: list[list[float]] = [[] for _ in range(n_texts)]
+        self.means: list[list[float]] = [[] for _ in range(n_texts)]
+        self.variances: list[list[float]] = [[] for _ in range(n_texts)]
+
+
+class _RowReducer:
+    """Reduces one row of logits to (log p of a token, mean of log p, variance of log p).
+
+    The row is read in place from llama.cpp's buffer and every step writes into buffers
+    allocated once, in float32 with float64 sums: a fresh float64 copy of a 49k- or
+    262k-entry row per position (page faults and all) would cost more than the model's
+    own forward pass on a fast machine. Rounding stays near 1e-6 nats (checked against
+    a float64 log-softmax in tests/inference/test_scoring_reference.py).
+    """
+
+    def __init__(self, n_vocab: int) -> None:
+        self.shifted = np.empty(n_vocab, dtype=np.float32)  # logits − max: log p up to log Z
+        self.p = np.empty(n_vocab, dtype=np.float32)  # exp(shifted): p up to 1/Z
+        self.work = np.empty(n_vocab, dtype=np.float32)
+
+    def reduce(self, logits: np.ndarray, token: int) -> tuple[float, float, float]:
+        peak = logits.max()
+        np.subtract(logits, peak, out=self.shifted)
+        np.exp(self.shifted, out=self.p)
+        z = float(self.p.sum(dtype=np.float64))
+        log_z = math.log(z)
+        np.multiply(self.p, self.shifted, out=self.work)
+        shifted_mean = float(self.work.sum(dtype=np.float64)) / z  # E[log p] + log Z
+        # Variance about the mean (two passes): the one-pass E[x²] − E[x]² cancels badly.
+        np.subtract(self.shifted, np.float32(shifted_mean), out=self.work)
+        np.multiply(self.work, self.work, out=self.work)
+        np.multiply(self.work, self.p, out=self.work)
+        variance = float(self.work.sum(dtype=np.float64)) / z
+        logprob = float(logits[token]) - float(peak) - log_z  # in float64: the figure that is reported
+        return logprob, shifted_mean - log_z, variance
+
+
 def _collector(
-    ctx: Any, n_vocab: int, start: int, seq_of: dict[int, int], tokenized: list[list[int]], results: list[list[float]]
+    ctx: Any, n_vocab: int, start: int, seq_of: dict[int, int], tokenized: list[list[int]], stats: _PositionStats
 ) -> Callable[[int, int], None]:
     """The logits callback of one wave: outputs of a sequence arrive in position order,
     so a counter per sequence says which position (and next token) each one is for."""
     next_pos = dict.fromkeys(seq_of, start - 1)
+    reducer = _RowReducer(n_vocab)
 
     def on_logits(seq: int, index: int) -> None:
         text = seq_of[seq]
         pos = next_pos[seq]
         next_pos[seq] = pos + 1
         pointer = llama_cpp.llama_get_logits_ith(ctx, index)
-        logits = np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
-        peak = float(logits.max())
-        log_norm = peak + math.log(float(np.exp(logits - peak).sum()))
-        results[text].append(float(logits[tokenized[text][pos + 1]]) - log_norm)
+        logits = np.ctypeslib.as_array(pointer, shape=(n_vocab,))  # a view: read before the next decode
+        logprob, mean, variance = reducer.reduce(logits, tokenized[text][pos + 1])
+        stats.logprobs[text].append(logprob)
+        stats.means[text].append(mean)
+        stats.variances[text].append(variance)
 
     return on_logits
 
@@ -88,13 +138,13 @@ def score_texts(engine: BatchedLlamaEngine, texts: Sequence[str], prefix_tokens:
                 raise ValueError(f"text {index} has {len(tokens)} tokens; a sequence holds {engine.n_ctx_seq}")
         n_vocab = int(llama_cpp.llama_vocab_n_tokens(engine._vocab))
         ctx = engine._native.ctx
-        results: list[list[float]] = [[] for _ in texts]
+        stats = _PositionStats(len(texts))
         for wave in _waves([len(t) for t in tokenized], engine.n_seq_max, engine.n_ctx):
             live = [i for i in wave if len(tokenized[i]) > start]  # texts with a token to score
             if not live:
                 continue
             seq_of = dict(enumerate(live))
-            on_logits = _collector(ctx, n_vocab, start, seq_of, tokenized, results)
+            on_logits = _collector(ctx, n_vocab, start, seq_of, tokenized, stats)
             # Position p's logits predict token p + 1: they are wanted from the position
             # before the first scored token up to the one before the last token.
             entries = [
@@ -110,8 +160,14 @@ def score_texts(engine: BatchedLlamaEngine, texts: Sequence[str], prefix_tokens:
             finally:
                 llama_cpp.llama_memory_clear(engine._memory, True)
         return [
-            TokenScores(text_tokens=tuple(tokens), start=min(start, len(tokens)), logprobs=tuple(scores))
-            for tokens, scores in zip(tokenized, results, strict=True)
+            TokenScores(
+                text_tokens=tuple(tokens),
+                start=min(start, len(tokens)),
+                logprobs=tuple(stats.logprobs[i]),
+                expected_logprobs=tuple(stats.means[i]),
+                logprob_variances=tuple(stats.variances[i]),
+            )
+            for i, tokens in enumerate(tokenized)
         ]
 
 

@@ -14,7 +14,8 @@ benchmark pass it would stop the run. :class:`WorkerBackend` opens the backend t
     child -> parent   {"op": "ready", "pid": N}  {"op": "open_failed", "type": ..., "message": ...}
                       {"op": "result", "index": N, "result": {...}}  (streamed: one per request, as it ends)
                       {"op": "results", "results": [...]}  {"op": "describe", "describe": {...}}
-                      {"op": "scores", "scores": [{"text_tokens": [...], "start": N, "logprobs": [...]}]}
+                      {"op": "scores", "scores": [{"text_tokens": [...], "start": N, "logprobs": [...],
+                                                   "expected_logprobs": [...] or None, "logprob_variances": [...] or None}]}
                       {"op": "continuations", "continuations": [[token ids], ...]}
                       {"op": "counts", "tokens": [N, ...] or None, "context": N}
                       {"op": "failed", "type": ..., "message": ...}
@@ -450,14 +451,7 @@ class WorkerBackend:
             cancel,
             items=len(texts),
         )
-        scores = [
-            TokenScores(
-                text_tokens=tuple(int(t) for t in s["text_tokens"]),
-                start=int(s["start"]),
-                logprobs=tuple(float(x) for x in s["logprobs"]),
-            )
-            for s in reply["scores"]
-        ]
+        scores = [_scores_from_plain(s) for s in reply["scores"]]
         if len(scores) != len(texts):
             raise RuntimeError(f"the model worker returned {len(scores)} scores for {len(texts)} texts")
         return scores
@@ -572,6 +566,31 @@ class WorkerBackend:
             self._child = None
 
 
+def _optional_floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
+    return None if values is None else tuple(float(x) for x in values)
+
+
+def _scores_to_plain(scores: TokenScores) -> dict[str, Any]:
+    """TokenScores as the lists and floats a pipe carries (floats as exact doubles)."""
+    return {
+        "text_tokens": [int(t) for t in scores.text_tokens],
+        "start": int(scores.start),
+        "logprobs": [float(x) for x in scores.logprobs],
+        "expected_logprobs": None if scores.expected_logprobs is None else list(scores.expected_logprobs),
+        "logprob_variances": None if scores.logprob_variances is None else list(scores.logprob_variances),
+    }
+
+
+def _scores_from_plain(plain: Mapping[str, Any]) -> TokenScores:
+    return TokenScores(
+        text_tokens=tuple(int(t) for t in plain["text_tokens"]),
+        start=int(plain["start"]),
+        logprobs=tuple(float(x) for x in plain["logprobs"]),
+        expected_logprobs=_optional_floats(plain.get("expected_logprobs")),
+        logprob_variances=_optional_floats(plain.get("logprob_variances")),
+    )
+
+
 def _errors(n: int, message: str) -> list[CompletionResult]:
     return [CompletionResult(finish_reason="error", error=message) for _ in range(n)]
 
@@ -631,11 +650,7 @@ def _serve(backend: Any, message: dict[str, Any], conn: Connection) -> dict[str,
             return {"op": "describe", "describe": json.loads(json.dumps(backend.describe(), default=str))}
         if op == "score":
             scores = _scorer(backend).score_texts(message["texts"], prefix_tokens=message["prefix_tokens"])
-            plain = [
-                {"text_tokens": [int(t) for t in s.text_tokens], "start": int(s.start), "logprobs": list(s.logprobs)}
-                for s in scores
-            ]
-            return {"op": "scores", "scores": plain}
+            return {"op": "scores", "scores": [_scores_to_plain(s) for s in scores]}
         if op == "continue":
             outputs = _scorer(backend).greedy_continuations(message["prompts"], message["max_tokens"])
             return {"op": "continuations", "continuations": [[int(t) for t in out] for out in outputs]}

@@ -96,7 +96,14 @@ def _controls(passages: Sequence[str], controls: Sequence[str] | None, seed: int
     return list(controls), "held-out"
 
 
-def _each_model(factories: Mapping[str, EngineFactory], work: Callable[[ProbeEngine], _T]) -> list[_T]:
+# Called with each model while it is open, after the probes' own work: more scoring
+# (the membership tests) without loading any model twice.
+ModelVisitor = Callable[[str, ProbeEngine], None]
+
+
+def _each_model(
+    factories: Mapping[str, EngineFactory], work: Callable[[ProbeEngine], _T], visit: ModelVisitor | None = None
+) -> list[_T]:
     if len(factories) < 2:
         raise ValueError("probes compare models: name a base and at least one fine-tune")
     results: list[_T] = []
@@ -104,6 +111,8 @@ def _each_model(factories: Mapping[str, EngineFactory], work: Callable[[ProbeEng
         engine = factory()
         try:
             results.append(work(engine))
+            if visit is not None:
+                visit(label, engine)
         except WorkerDied as exc:  # a native abort in that model's worker: say which model
             raise WorkerDied(f"model {label}: {exc}") from None
         finally:
@@ -363,6 +372,7 @@ def _run_raw(
     prompt_share: float,
     max_prompt: int,
     max_continuation: int,
+    visit: ModelVisitor | None = None,
 ) -> _Raw:
     """Per-passage likelihoods and recall measures of every model, each model opened once."""
     control_texts, kind = _controls(passages, controls, seed)
@@ -376,7 +386,7 @@ def _run_raw(
             ),
         )
 
-    raw = _each_model(factories, work)
+    raw = _each_model(factories, work, visit)
     return list(factories), [r[0] for r in raw], [r[1] for r in raw], kind
 
 
@@ -410,14 +420,16 @@ def run_probes_by_group(
     prompt_share: float = 0.5,
     max_prompt: int = 64,
     max_continuation: int = 48,
+    visit: ModelVisitor | None = None,
 ) -> tuple[FamiliarityReport, RecallReport, dict[str, tuple[FamiliarityReport, RecallReport]]]:
     """The probes overall and per group of passages (e.g. the sources a benchmark section cites).
 
     Shuffled controls stay paired with their passages inside a group; held-out controls
-    are used whole for every group.
+    are used whole for every group. ``visit(label, engine)`` is called with each model
+    while it is still open.
     """
     labels, likelihoods, measures, kind = _run_raw(
-        factories, passages, controls, seed, prompt_share, max_prompt, max_continuation
+        factories, passages, controls, seed, prompt_share, max_prompt, max_continuation, visit
     )
     overall = (
         _familiarity_report(labels, likelihoods, len(passages), kind, seed),

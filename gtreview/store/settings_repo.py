@@ -29,3 +29,8 @@ def set_setting(engine: Engine, key: str, value: Any) -> None:
         row.value_json = json.dumps(value)
         session.add(row)
         session.commit()
+
+
+# The analyst's membership split (globs over corpus document names: trained on / held
+# out), read by ``gtreview probe`` and the app (gtreview.app.membership).
+MEMBERSHIP_SPLIT = "membership_split"

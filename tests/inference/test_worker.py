@@ -175,6 +175,10 @@ def test_scoring_in_the_worker_equals_scoring_in_process(worker: WorkerBackend, 
             assert (g.text_tokens, g.start) == (e.text_tokens, e.start)
             assert g.logprobs == pytest.approx(e.logprobs, abs=1e-4)
             assert all(isinstance(x, float) for x in g.logprobs)
+            # The moments Min-K%++ needs cross the pipe with the scores, one per scored token.
+            assert g.has_moments and e.has_moments
+            assert g.expected_logprobs == pytest.approx(e.expected_logprobs, abs=1e-4)
+            assert g.logprob_variances == pytest.approx(e.logprob_variances, abs=1e-4)
     assert got[0][-1].logprobs == () or len(got[0][-1].logprobs) == len(got[0][-1].text_tokens) - 1
     assert [worker.greedy_continuations(TEXTS, 6), worker.greedy_continuations(tokens, 6)] == expected_out
     assert worker.score_texts([]) == [] and worker.greedy_continuations([], 6) == []

@@ -1,0 +1,182 @@
+"""Membership tests of the probes: the split, each passage's signals, the AUC report
+and its plain reading; then the whole path on the tiny random llama and its LoRA."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
+from gtreview.core.stats_membership import loss, min_k, min_k_plus, zlib_loss
+from gtreview.inference.backend import TokenScores
+from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.runs.membership import (
+    MembershipSplit,
+    SplitError,
+    SplitPassage,
+    auc_reading,
+    membership_report,
+    passage_signals,
+    resolve_split,
+    split_passages,
+)
+from gtreview.runs.probes import ProbeEngine, run_probes_by_group
+from tests.runs.test_probes import TEXTS
+
+WORDS = "the gold ore in the quartz vein is graded by assay of each drill core sample at the shear zone".split()
+
+
+def document(name: str, n: int = 4) -> ParsedDocument:
+    passages = [
+        Passage(page=1, line_start=i, line_end=i, text=" ".join(random.Random(f"{name}{i}").choices(WORDS, k=40)))
+        for i in range(n)
+    ]
+    return ParsedDocument(
+        name=name, title=name, kind=SourceKind.TEXT, sha256="0" * 64, size_bytes=1, pages=[], passages=passages
+    )
+
+
+DOCS = [document("reports/1868_survey.txt"), document("reports/1874_reefs.txt"), document("reports/1935_prospects.md")]
+
+
+def test_the_split_resolves_globs_on_names_and_file_names() -> None:
+    members, held_out = resolve_split(DOCS, MembershipSplit(members=["18*"], held_out=["reports/*.md"]))
+    assert members == ["reports/1868_survey.txt", "reports/1874_reefs.txt"]
+    assert held_out == ["reports/1935_prospects.md"]
+
+
+def test_a_split_that_names_nothing_or_a_document_twice_is_refused() -> None:
+    with pytest.raises(SplitError, match=r"--held-out '19\*\.txt' matches no corpus document"):
+        resolve_split(DOCS, MembershipSplit(members=["18*"], held_out=["19*.txt"]))
+    with pytest.raises(SplitError, match=r"reports/1874_reefs\.txt is marked both as a training document and as held"):
+        resolve_split(DOCS, MembershipSplit(members=["18*"], held_out=["*1874*", "*.md"]))
+
+
+def test_split_passages_draw_up_to_n_from_each_side_reproducibly() -> None:
+    picked = split_passages(
+        DOCS, ["reports/1868_survey.txt", "reports/1874_reefs.txt"], ["reports/1935_prospects.md"], 3
+    )
+    assert [p.side for p in picked] == ["member"] * 3 + ["held-out"] * 3
+    assert picked == split_passages(
+        DOCS, ["reports/1868_survey.txt", "reports/1874_reefs.txt"], ["reports/1935_prospects.md"], 3
+    )
+    assert len(split_passages(DOCS, ["reports/1868_survey.txt"], ["reports/1935_prospects.md"], 100)) == 8
+
+
+def scores(logprobs: list[float], moments: bool = True) -> TokenScores:
+    n = len(logprobs)
+    return TokenScores(
+        text_tokens=tuple(range(n + 1)),
+        start=1,
+        logprobs=tuple(logprobs),
+        expected_logprobs=tuple(-2.0 - 0.1 * i for i in range(n)) if moments else None,
+        logprob_variances=tuple(1.0 + 0.2 * i for i in range(n)) if moments else None,
+    )
+
+
+def test_passage_signals_are_the_core_formulas() -> None:
+    text = "gold in quartz " * 5
+    tuned, base = scores([-0.5, -3.0, -1.0, -0.2, -4.0]), scores([-1.5, -3.5, -1.0, -2.0, -4.0])
+    values = passage_signals(tuned, text, base)
+    assert values["loss"] == pytest.approx(loss(tuned.logprobs))
+    assert values["zlib"] == pytest.approx(zlib_loss(tuned.logprobs, text))
+    assert values["min_k"] == pytest.approx(min_k(tuned.logprobs, 0.2))
+    assert values["min_k_plus"] == pytest.approx(
+        min_k_plus(tuned.logprobs, tuned.expected_logprobs or (), tuned.logprob_variances or (), 0.2)
+    )
+    assert values["reference"] == pytest.approx(loss(tuned.logprobs) - loss(base.logprobs))
+    without = passage_signals(scores([-0.5, -3.0], moments=False), text, None)
+    assert without["min_k_plus"] is None and "reference" not in without  # the base has no reference
+
+
+def test_auc_readings_say_what_the_interval_says() -> None:
+    from gtreview.core.stats_membership import membership_auc
+
+    strong = membership_auc([1.0, 1.1, 1.2, 1.3], [2.0, 2.1, 2.2, 2.3], member_side="low")
+    assert (
+        auc_reading("Loss", strong)
+        == "Loss separates training from held-out documents: AUC 1.00 [1.00, 1.00] (95% interval)"
+    )
+    chance = membership_auc([1.0, 2.0, 3.0, 4.0], [1.5, 2.5, 3.5, 0.5], member_side="low")
+    assert auc_reading("Loss", chance).startswith("Loss is no better than chance: AUC 0.38 [")
+    wrong = membership_auc([2.0, 2.1, 2.2, 2.3], [1.0, 1.1, 1.2, 1.3], member_side="low")
+    assert auc_reading("Loss", wrong).startswith("Loss points the wrong way")
+    lonely = membership_auc([1.0], [2.0, 3.0], member_side="low")
+    assert auc_reading("Loss", lonely) == "Loss: AUC 1.00, too few passages on a side for an interval"
+
+
+def synthetic_report(base_gap: float) -> tuple[list[SplitPassage], dict[str, list[TokenScores]]]:
+    """12 member and 12 held-out passages; the tuned model finds members 1 nat/token easier,
+    the base ``base_gap`` easier (0: the base cannot tell the sides apart)."""
+    rng = np.random.default_rng(4)
+    passages = [
+        SplitPassage(document=f"d{i % 3}", side="member" if i < 12 else "held-out", text=f"t{i}") for i in range(24)
+    ]
+    base, tuned = [], []
+    for p in passages:
+        level = -3.0 + rng.normal(0, 0.2)
+        member = p.side == "member"
+        base.append(scores(list(level + (base_gap if member else 0.0) + rng.normal(0, 0.3, 10))))
+        tuned.append(scores(list(level + (1.0 if member else 0.0) + rng.normal(0, 0.3, 10))))
+    return passages, {"base": base, "tuned": tuned}
+
+
+def test_the_report_separates_what_the_fine_tune_learnt_and_the_base_did_not() -> None:
+    passages, by_model = synthetic_report(base_gap=0.0)
+    report = membership_report(["base", "tuned"], passages, by_model, n_boot=500, seed=1)
+    assert (report.n_members, report.n_held_out, report.base) == (12, 12, "base")
+    assert report.member_documents == ["d0", "d1", "d2"]
+    base, tuned = report.models
+    assert base.is_base and [a.signal for a in base.aucs] == ["loss", "zlib", "min_k", "min_k_plus"]
+    assert [a.signal for a in tuned.aucs] == ["loss", "zlib", "min_k", "min_k_plus", "reference"]
+    by_signal = {a.signal: a for a in tuned.aucs}
+    assert by_signal["loss"].result.auc == pytest.approx(1.0) and by_signal["reference"].result.auc == pytest.approx(
+        1.0
+    )
+    assert by_signal["reference"].reading.startswith("Reference ratio (fine-tune minus base loss) separates training")
+    assert all("separates" not in a.reading for a in base.aucs)  # the control cannot tell them apart
+    assert report.readings == [
+        f"tuned tells its training documents from held-out ones; strongest signal: {by_signal['loss'].reading}"
+    ]
+    assert len(tuned.passages) == 24 and tuned.passages[0].values["reference"] is not None
+
+
+def test_a_base_that_separates_the_split_too_is_named_as_a_confound() -> None:
+    passages, by_model = synthetic_report(base_gap=1.0)  # the sides differ in kind: every model finds members easier
+    report = membership_report(["base", "tuned"], passages, by_model, n_boot=500, seed=1)
+    assert report.readings[0].startswith("The base model (base), never trained on this split, separates it too")
+    reference = next(a for a in report.models[1].aucs if a.signal == "reference")
+    assert "separates" not in reference.reading  # the ratio discounts what the base already finds easy
+    loss_auc = next(a for a in report.models[1].aucs if a.signal == "loss")
+    assert "separates" in loss_auc.reading  # the fine-tune's own loss is fooled like the base's
+    assert report.readings[1] == (
+        f"tuned does not tell its training documents from held-out ones on this split; "
+        f"the signal that counts: {reference.reading}"
+    )
+
+
+def engine(model: Path, lora: Path | None = None) -> BatchedLlamaEngine:
+    return BatchedLlamaEngine(model, lora_path=lora, n_seq_max=4, n_ctx=1024, n_threads=2, flash_attn=False)
+
+
+def test_membership_on_the_tiny_models_while_the_probes_have_them_open(tiny_gguf: Path, tiny_lora: Path) -> None:
+    opened: list[str] = []
+    factories = {"base": lambda: engine(tiny_gguf), "lora": lambda: engine(tiny_gguf, tiny_lora)}
+    passages = [
+        SplitPassage(document=f"d{i}", side="member" if i < 3 else "held-out", text=t) for i, t in enumerate(TEXTS)
+    ]
+    collected: dict[str, list[TokenScores]] = {}
+
+    def visit(label: str, model: ProbeEngine) -> None:
+        opened.append(label)
+        collected[label] = model.score_texts([p.text for p in passages])
+
+    run_probes_by_group(factories, TEXTS, {}, seed=1, visit=visit)
+    assert opened == ["base", "lora"]
+    report = membership_report(["base", "lora"], passages, collected, n_boot=200)
+    lora = report.models[1]
+    assert all(p.values["min_k_plus"] is not None and p.values["reference"] is not None for p in lora.passages)
+    assert all(a.result.auc is not None and 0 <= a.result.auc <= 1 for a in lora.aucs)

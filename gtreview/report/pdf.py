@@ -54,8 +54,12 @@ def _styles() -> dict[str, ParagraphStyle]:
         "subtitle": ParagraphStyle(
             "subtitle", parent=base["Normal"], fontSize=13, leading=17, textColor=colors.HexColor("#444444")
         ),
-        "h1": ParagraphStyle("h1", parent=base["Heading1"], fontSize=16, leading=20, spaceBefore=10, spaceAfter=6),
-        "h2": ParagraphStyle("h2", parent=base["Heading2"], fontSize=12.5, leading=16, spaceBefore=8, spaceAfter=4),
+        "h1": ParagraphStyle(
+            "h1", parent=base["Heading1"], fontSize=16, leading=20, spaceBefore=10, spaceAfter=6, keepWithNext=1
+        ),  # a heading never ends a page alone
+        "h2": ParagraphStyle(
+            "h2", parent=base["Heading2"], fontSize=12.5, leading=16, spaceBefore=8, spaceAfter=4, keepWithNext=1
+        ),
         "body": ParagraphStyle("body", parent=base["BodyText"], fontSize=9.5, leading=13),
         "finding": ParagraphStyle(
             "finding",

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
 from gtreview.app import adjudication as adj
 from gtreview.app.judge_gate import FixtureState, JudgeGate, judge_gate
@@ -24,11 +25,14 @@ from gtreview.app.project_settings import (
     set_judge_gate_threshold,
 )
 from gtreview.app.question_calibration import calibrate_questions
+from gtreview.app.reports import write_report
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.rubric import Question
 from gtreview.core.statistics import total_agreement, wilson_interval
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.judging.prompts import POINTWISE, load_template
+from gtreview.report.run_report import build_report
+from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
@@ -259,3 +263,22 @@ def test_gate_settings_refuse_nonsense(project: Project) -> None:
         set_judge_gate_threshold(project.engine, 1.5)
     with pytest.raises(GateSettingError, match="not a judge-gate measure"):
         set_judge_gate_measure(project.engine, "accuracy")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_pdf_cover_prints_the_gate_line(project: Project, tmp_path: Path) -> None:
+    ungated = write_report(project.engine, 1, tmp_path / "ungated.pdf")
+    cover = _flat(PdfReader(str(ungated.path)).pages[0].extract_text())
+    assert not ungated.gate.gated and _flat(ungated.gate.line) in cover
+    assert "Judge NOT gated: never calibrated: A1" in cover
+    results = load_run_results(project.engine, 1)
+    document = build_report(results, analyse(results, n_boot=50, n_perm=50), gate_line=ungated.gate.line)
+    assert document.cover_notice is not None and document.cover_notice.style == "alarm"
+
+    _calibrate(project)
+    gated = write_report(project.engine, 1, tmp_path / "gated.pdf")
+    cover = _flat(PdfReader(str(gated.path)).pages[0].extract_text())
+    assert gated.gate.gated and _flat(gated.gate.line) in cover and "NOT gated" not in cover

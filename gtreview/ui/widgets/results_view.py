@@ -113,6 +113,8 @@ class ResultsView(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Pass:"))
         top.addWidget(self.run_choice, 1)
+        # beside the pass it is about, where it costs the answers' pane no height
+        top.addWidget(self.judge_gate, 3)
         top.addWidget(self.design_button)
         plots = QWidget()
         self.grid = QGridLayout(plots)
@@ -139,7 +141,6 @@ class ResultsView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.finding)
-        layout.addWidget(self.judge_gate)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
         self._restyle()

@@ -258,6 +258,25 @@ def test_blind_grades_that_disagree_do_not_gate_the_judge(project: Project) -> N
     assert "Krippendorff's alpha" in alpha.line
 
 
+def test_only_blind_grades_count_and_an_override_keeps_the_judges_own_verdict(project: Project) -> None:
+    _calibrate(project)
+    _grade(project, agree=False, size=12)
+    before = judge_gate(project.engine, 1).expert
+    assert before is not None and before.n_graded == 12
+    results = load_run_results(project.engine, 1)
+    remaining = adj.grading_sample(project.engine, 1, grader="geo", size=1, seed=2)
+    adj.save_grade(project.engine, 1, remaining[0], grader="geo", gate_passed=True, awards={}, blind=False)
+    # the expert settles a graded answer as they graded it: the judge is still judged on its own verdict
+    graded_keys = {g.generation_key for g in adjudication_repo.grades(project.engine, 1) if g.blind}
+    target = next(s for s in results.samples if s.generation_key in graded_keys and s.total != 0)
+    adj.override_judgement(
+        project.engine, results, target.judgement_key, actor="geo", gate_passed=True, awards={}, reason="settled"
+    )
+    after = judge_gate(project.engine, 1).expert
+    assert after is not None and after.n_graded == 12  # the non-blind grade is not counted
+    assert (after.gate, after.kappa) == (before.gate, before.kappa)
+
+
 def test_gate_settings_refuse_nonsense(project: Project) -> None:
     with pytest.raises(GateSettingError, match=r"agreement in -1\.\.1"):
         set_judge_gate_threshold(project.engine, 1.5)

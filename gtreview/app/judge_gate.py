@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
 from gtreview.app.project_settings import GateMeasure, judge_gate_measure, judge_gate_threshold
@@ -147,7 +147,10 @@ def _question_gates(engine: Engine, results: RunResults, judge: str, prompt: str
 
 
 def _outcome(qid: str, found: sets_repo.ContentCalibration) -> QuestionGate:
-    report = QuestionCalibration.model_validate_json(found.report_json)
+    try:
+        report = QuestionCalibration.model_validate_json(found.report_json)
+    except ValidationError:  # a damaged record proves nothing: the question is asked again
+        return QuestionGate(qid=qid, state=FixtureState.MISSED, detail="its stored calibration cannot be read")
     done = sum(1 for f in report.fixtures if f.reproduced)
     detail = f"{done} of {len(report.fixtures)} fixtures reproduced"
     state = FixtureState.REPRODUCED if report.reproduced else FixtureState.MISSED

@@ -154,6 +154,21 @@ def test_another_judge_or_prompt_does_not_gate(project: Project) -> None:
         project.engine, SET_ID, first, version, judge="judge", prompt_sha256="0" * 64, reproduced=True, report_json="{}"
     )
     assert _states(judge_gate(project.engine, 1))[first] is FixtureState.OTHER_PROMPT
+    sets_repo.add_calibration_run(  # a damaged record of the right judge and prompt proves nothing
+        project.engine,
+        SET_ID,
+        first,
+        version,
+        judge="judge",
+        prompt_sha256=gate.prompt_sha256,
+        reproduced=True,
+        report_json="{}",
+    )
+    damaged = judge_gate(project.engine, 1)
+    assert (damaged.questions[0].state, damaged.questions[0].detail) == (
+        FixtureState.MISSED,
+        "its stored calibration cannot be read",
+    )
 
 
 def test_a_missed_fixture_names_its_question(project: Project) -> None:

@@ -4,12 +4,23 @@ starts from it). Stored in the project, so the CLI and every window agree on the
 
 from __future__ import annotations
 
+import math
+from typing import Literal, get_args
+
 from pydantic import ValidationError
 from sqlalchemy import Engine
 
+from gtreview.core.errors import UserError
 from gtreview.inference.specs import parse_model_spec
 from gtreview.runs.plan import PassConfig
-from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, JUDGE_SPEC, get_setting, set_setting
+from gtreview.store.settings_repo import (
+    APPROVAL_REQUIRES_CALIBRATION,
+    JUDGE_GATE_MEASURE,
+    JUDGE_GATE_THRESHOLD,
+    JUDGE_SPEC,
+    get_setting,
+    set_setting,
+)
 
 
 def project_judge(engine: Engine) -> str:
@@ -51,11 +62,59 @@ def set_approval_requires_calibration(engine: Engine, required: bool) -> str:
     return APPROVAL_REQUIRES_CALIBRATION
 
 
+class GateSettingError(UserError, ValueError):
+    """A judge-gate setting that cannot be kept (one line)."""
+
+
+GateMeasure = Literal["weighted_kappa", "krippendorff_alpha"]
+GATE_MEASURES: tuple[GateMeasure, ...] = get_args(GateMeasure)
+DEFAULT_GATE_THRESHOLD = 0.6  # "substantial" agreement on Landis and Koch's scale
+DEFAULT_GATE_MEASURE: GateMeasure = "weighted_kappa"
+
+
+def judge_gate_threshold(engine: Engine) -> float:
+    """The lower bound the judge's agreement with the expert must reach (default 0.6)."""
+    value = get_setting(engine, JUDGE_GATE_THRESHOLD)
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and -1 <= value <= 1
+    return float(value) if ok else DEFAULT_GATE_THRESHOLD
+
+
+def set_judge_gate_threshold(engine: Engine, threshold: float) -> str:
+    if not math.isfinite(threshold) or not -1 <= threshold <= 1:
+        raise GateSettingError(f"a judge-gate threshold is an agreement in -1..1, not {threshold}")
+    set_setting(engine, JUDGE_GATE_THRESHOLD, float(threshold))
+    return JUDGE_GATE_THRESHOLD
+
+
+def judge_gate_measure(engine: Engine) -> GateMeasure:
+    """The agreement on totals the gate reads: quadratic weighted kappa (default) or
+    Krippendorff's interval alpha."""
+    value = get_setting(engine, JUDGE_GATE_MEASURE)
+    return next((m for m in GATE_MEASURES if m == value), DEFAULT_GATE_MEASURE)
+
+
+def set_judge_gate_measure(engine: Engine, measure: str) -> str:
+    chosen = next((m for m in GATE_MEASURES if m == measure), None)
+    if chosen is None:
+        raise GateSettingError(f"{measure!r} is not a judge-gate measure ({', '.join(GATE_MEASURES)})")
+    set_setting(engine, JUDGE_GATE_MEASURE, chosen)
+    return JUDGE_GATE_MEASURE
+
+
 __all__ = [
+    "DEFAULT_GATE_MEASURE",
+    "DEFAULT_GATE_THRESHOLD",
+    "GATE_MEASURES",
     "LAST_PASS",
+    "GateMeasure",
+    "GateSettingError",
+    "judge_gate_measure",
+    "judge_gate_threshold",
     "last_pass",
     "project_judge",
     "set_approval_requires_calibration",
+    "set_judge_gate_measure",
+    "set_judge_gate_threshold",
     "set_last_pass",
     "set_project_judge",
 ]

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.app.adjudication import agreement_report
+from gtreview.app.judge_gate import JudgeGate, judge_gate
 from gtreview.report.run_report import write_run_report
 from gtreview.results.analysis import RunAnalysis, analyse
 from gtreview.results.loader import RunResults, load_run_results
@@ -23,6 +24,7 @@ class ReportCover(BaseModel):
 class ReportResult(BaseModel):
     path: Path
     cover: ReportCover
+    gate: JudgeGate  # what the cover says of the judge
 
 
 def report_cover(engine: Engine, results: RunResults) -> ReportCover:
@@ -65,5 +67,15 @@ def write_report(
     analysis = analysis or analyse(results, seed=seed)
     cover = report_cover(engine, results)
     agreement = agreement_report(engine, run_id, seed=seed, results=results)
-    path = write_run_report(results, analysis, out, set_name=cover.set_name, signoff=cover.signoff, agreement=agreement)
-    return ReportResult(path=path, cover=cover)
+    gate = judge_gate(engine, run_id, results=results, seed=seed)
+    path = write_run_report(
+        results,
+        analysis,
+        out,
+        set_name=cover.set_name,
+        signoff=cover.signoff,
+        agreement=agreement,
+        gate_line=gate.line,
+        gated=gate.gated,
+    )
+    return ReportResult(path=path, cover=cover, gate=gate)

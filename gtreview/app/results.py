@@ -6,6 +6,7 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.app.adjudication import agreement_report
+from gtreview.app.judge_gate import JudgeGate, judge_gate
 from gtreview.app.question_calibration import latest_calibration
 from gtreview.results.analysis import RunAnalysis, analyse, fmt
 from gtreview.results.figures import RunFigures, run_figures
@@ -18,6 +19,7 @@ class ResultsBundle(BaseModel):
     results: RunResults
     analysis: RunAnalysis
     status: str
+    gate: JudgeGate  # the line the PDF cover prints too
     leaderboard: list[tuple[RunResults, RunAnalysis]]
 
 
@@ -76,7 +78,11 @@ def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int =
             other = load_run_results(engine, other_id)
             board.append((other, analyse(other, seed=seed, n_boot=500, n_perm=2000)))
     return ResultsBundle(
-        results=results, analysis=analysis, status=status_line(engine, results, set_id, analysis), leaderboard=board
+        results=results,
+        analysis=analysis,
+        status=status_line(engine, results, set_id, analysis),
+        gate=judge_gate(engine, run_id, results=results, seed=seed),
+        leaderboard=board,
     )
 
 

@@ -26,4 +26,5 @@ def report(args: argparse.Namespace) -> int:
     finally:
         project.close()
     print(f"wrote {written.path}")
+    print(written.gate.line)  # the cover's judge gate: a report of an ungated judge says so here too
     return EXIT_OK

@@ -23,18 +23,21 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 
 def results(args: argparse.Namespace) -> int:
+    from gtreview.app.judge_gate import judge_gate
     from gtreview.app.results import run_figures_of
 
     project = open_cli_project(args)
     try:
         figures = run_figures_of(project.engine, args.run_id, seed=args.seed)
+        gate = judge_gate(project.engine, args.run_id, seed=args.seed)
     finally:
         project.close()
     if args.json:
-        print_json({"ok": True, **figures.model_dump(mode="json")})
+        print_json({"ok": True, **figures.model_dump(mode="json"), "judge_gate": gate.model_dump(mode="json")})
         return EXIT_OK
     level = f"{figures.interval_level:.0%}"
     print(f"run {figures.run_id}: {figures.name} ({figures.status.value}, {figures.repeats} repeat(s))")
+    print(f"  {gate.line}")
     print(f"  {'model':<16} {'mean':>6} {level + ' interval':>16} {'errors':>7} {'unscored':>9} {'settled':>8}")
     for model in figures.models:
         interval = f"[{_num(model.ci_low)}, {_num(model.ci_high)}]"

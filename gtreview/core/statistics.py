@@ -48,6 +48,7 @@ from gtreview.core.stats_design import (
     majority_pass,
     mcnemar_exact,
 )
+from gtreview.core.stats_diagnostic import GateDiagnostic, Proportion, gate_diagnostic, wilson_interval
 from gtreview.core.stats_items import ItemAnalysis, ItemStat, cronbach_alpha, item_analysis
 from gtreview.core.stats_length import LengthBias, length_bias
 from gtreview.core.stats_membership import (
@@ -115,6 +116,7 @@ __all__ = [
     "ComponentAgreement",
     "ComponentKindReport",
     "Difference",
+    "GateDiagnostic",
     "GateReliability",
     "GateRetest",
     "IccResult",
@@ -129,6 +131,7 @@ __all__ = [
     "NoiseSplit",
     "PairwiseSummary",
     "PassK",
+    "Proportion",
     "QuestionAgreement",
     "QuestionDisagreement",
     "QuestionFlakiness",
@@ -152,6 +155,7 @@ __all__ = [
     "component_kind_rates",
     "cronbach_alpha",
     "fleiss_kappa",
+    "gate_diagnostic",
     "gate_pass_rate",
     "gate_reliability",
     "gate_retest",
@@ -186,5 +190,6 @@ __all__ = [
     "verdict_for",
     "verdict_icc",
     "weighted_kappa",
+    "wilson_interval",
     "zlib_loss",
 ]

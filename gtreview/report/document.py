@@ -20,7 +20,7 @@ class Heading(BaseModel):
 class Paragraph(BaseModel):
     kind: Literal["paragraph"] = "paragraph"
     text: str
-    style: Literal["body", "finding", "small"] = "body"
+    style: Literal["body", "finding", "small", "alarm"] = "body"  # alarm: a warning no reader may miss
 
 
 class Table(BaseModel):
@@ -81,6 +81,7 @@ class ReportDocument(BaseModel):
     title: str
     subtitle: str = ""
     cover_lines: list[tuple[str, str]] = Field(default_factory=list)
+    cover_notice: Paragraph | None = None  # under the title, above the cover table (the judge gate)
     blocks: list[Block] = Field(default_factory=list)
 
     def add(self, *blocks: Block) -> None:

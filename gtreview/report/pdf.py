@@ -71,6 +71,20 @@ def _styles() -> dict[str, ParagraphStyle]:
             spaceBefore=6,
             spaceAfter=10,
         ),
+        "alarm": ParagraphStyle(
+            "alarm",
+            parent=base["BodyText"],
+            fontName="Helvetica-Bold",
+            fontSize=11,
+            leading=15,
+            textColor=colors.HexColor("#8b1a1a"),
+            backColor=colors.HexColor("#fbe9e7"),
+            borderColor=colors.HexColor("#8b1a1a"),
+            borderWidth=1,
+            borderPadding=6,
+            spaceBefore=6,
+            spaceAfter=10,
+        ),
         "small": ParagraphStyle("small", parent=base["BodyText"], fontSize=7.5, leading=9.5),
         "cell": ParagraphStyle("cell", parent=base["BodyText"], fontSize=7.5, leading=9),
         "cellhead": ParagraphStyle(
@@ -278,6 +292,8 @@ def _build(document: ReportDocument, out: Path) -> None:
     if document.subtitle:
         story.append(RlParagraph(escape(document.subtitle), styles["subtitle"]))
     story.append(Spacer(1, 10))
+    if document.cover_notice is not None:
+        story += [RlParagraph(escape(document.cover_notice.text), styles[document.cover_notice.style]), Spacer(1, 6)]
     if document.cover_lines:
         story.append(
             _table(Table(header=["", ""], rows=[[k, v] for k, v in document.cover_lines], widths=[1, 3]), styles)

@@ -35,9 +35,19 @@ def _interval(summary: object) -> tuple[float, float] | None:
 
 
 def build_report(
-    results: RunResults, analysis: RunAnalysis, *, set_name: str = "", signoff: str = "", agreement: Any = None
+    results: RunResults,
+    analysis: RunAnalysis,
+    *,
+    set_name: str = "",
+    signoff: str = "",
+    agreement: Any = None,
+    gate_line: str = "",
+    gated: bool = False,
 ) -> ReportDocument:
+    """``gate_line`` is the judge gate's sentence (gtreview.app.judge_gate), printed on the
+    cover as it is in the results view: quietly when ``gated``, as an alarm when not."""
     doc = ReportDocument(
+        cover_notice=Paragraph(text=gate_line, style="finding" if gated else "alarm") if gate_line else None,
         title=f"Benchmark report: {results.name}",
         subtitle=set_name or "",
         cover_lines=[
@@ -592,5 +602,10 @@ def write_run_report(
     set_name: str = "",
     signoff: str = "",
     agreement: Any = None,
+    gate_line: str = "",
+    gated: bool = False,
 ) -> Path:
-    return render_pdf(build_report(results, analysis, set_name=set_name, signoff=signoff, agreement=agreement), out)
+    document = build_report(
+        results, analysis, set_name=set_name, signoff=signoff, agreement=agreement, gate_line=gate_line, gated=gated
+    )
+    return render_pdf(document, out)

@@ -667,6 +667,61 @@ def latest_calibration_runs(engine: Engine, set_id: int) -> dict[str, tables.Cal
     return {qid: run for qid, run in rows}  # in id order, so the newest is kept
 
 
+class ContentCalibration(BaseModel):
+    """A calibration run with the question it calibrated: its id and its version's content hash."""
+
+    qid: str
+    content_hash: str
+    judge: str
+    prompt_sha256: str
+    reproduced: bool
+    report_json: str
+
+
+def calibrations_of_contents(engine: Engine, content_hashes: Iterable[str]) -> list[ContentCalibration]:
+    """Every calibration, in any set of the project, of a question version with one of these
+    content hashes, oldest first. Keyed by content, a pass finds the calibrations of exactly
+    the questions it ran, whichever version number or set holds them."""
+    wanted = sorted(set(content_hashes))
+    found: list[ContentCalibration] = []
+    with Session(engine) as session:
+        for start in range(0, len(wanted), 500):
+            rows = session.exec(
+                select(tables.Question.qid, tables.QuestionVersion.content_hash, tables.CalibrationRun)
+                .join(tables.QuestionVersion, col(tables.QuestionVersion.question_id) == col(tables.Question.id))
+                .join(
+                    tables.CalibrationRun,
+                    (col(tables.CalibrationRun.question_id) == col(tables.Question.id))
+                    & (col(tables.CalibrationRun.version) == col(tables.QuestionVersion.version)),
+                )
+                .where(col(tables.QuestionVersion.content_hash).in_(wanted[start : start + 500]))
+            ).all()
+            found += [
+                ContentCalibration(
+                    qid=qid,
+                    content_hash=content_hash,
+                    judge=run.judge,
+                    prompt_sha256=run.prompt_sha256,
+                    reproduced=run.reproduced,
+                    report_json=run.report_json,
+                )
+                for qid, content_hash, run in sorted(rows, key=lambda row: row[2].id or 0)
+            ]
+    return found
+
+
+def calibrated_qids(engine: Engine, set_id: int) -> set[str]:
+    """The ids of the set's questions that have a calibration of some version."""
+    with Session(engine) as session:
+        return set(
+            session.exec(
+                select(tables.Question.qid)
+                .join(tables.CalibrationRun, col(tables.CalibrationRun.question_id) == col(tables.Question.id))
+                .where(tables.Question.set_id == set_id)
+            ).all()
+        )
+
+
 def review_log(engine: Engine, set_id: int) -> list[tables.ReviewLog]:
     with Session(engine) as session:
         return list(

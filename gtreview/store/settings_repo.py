@@ -34,3 +34,8 @@ def set_setting(engine: Engine, key: str, value: Any) -> None:
 # The analyst's membership split (globs over corpus document names: trained on / held
 # out), read by ``gtreview probe`` and the app (gtreview.app.membership).
 MEMBERSHIP_SPLIT = "membership_split"
+
+# The judge gate (gtreview.app.judge_gate): the agreement measure with the expert whose 95%
+# lower bound must reach the threshold before a judge's figures count.
+JUDGE_GATE_THRESHOLD = "judge_gate_threshold"
+JUDGE_GATE_MEASURE = "judge_gate_measure"

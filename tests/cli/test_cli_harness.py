@@ -307,6 +307,10 @@ def test_pointwise_only_and_pairwise_only_files(
         try:  # what the results view loads: the run, its status line and the leaderboard
             shown = load_results(opened.engine, 1, None)
             assert shown.status.startswith("Imported from harness files") and len(shown.leaderboard) == 1
+            assert shown.gate.line == (  # scores made outside gtreview are never gated
+                "Judge NOT gated: scores imported from harness files, judged outside gtreview with no calibration kept."
+            )
+            assert json.loads(out)["judge_gate"]["line"] == shown.gate.line
         finally:
             opened.close()
     assert json.loads(out)["models"][1]["label"] == "lora"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gtreview.app.judge_gate import judge_gate
 from gtreview.app.results import run_figures_of
 from gtreview.cli.main import main
 from gtreview.results.loader import load_run_results
@@ -47,9 +48,11 @@ def test_results_json_is_the_loaders_figures(finished, capsys) -> None:  # type:
     project = open_project(folder)
     try:
         expected = run_figures_of(project.engine, run_id).model_dump(mode="json")
+        gate = judge_gate(project.engine, run_id)
     finally:
         project.close()
-    assert printed == {"ok": True, **expected}
+    assert printed == {"ok": True, **expected, "judge_gate": gate.model_dump(mode="json")}
+    assert printed["judge_gate"]["line"].startswith("Judge NOT gated: never calibrated: A1, A2, A3")
     assert [m["label"] for m in printed["models"]] == ["base", "tuned"]
     assert {(q["question_id"], q["model"]) for q in printed["questions"]} == {
         (q, m) for q in ("A1", "A2", "A3") for m in ("base", "tuned")
@@ -64,6 +67,7 @@ def test_results_json_is_the_loaders_figures(finished, capsys) -> None:  # type:
     assert pairwise["finetune"] == "tuned" and pairwise["counts"]["unknown"] == 3
     status, out, _ = cli(capsys, "results", "--run", str(run_id), "--project", str(folder))
     assert status == 0 and "tuned vs base" in out and "95% interval" in out and "tuned - base:" in out
+    assert f"  {gate.line}\n" in out
 
 
 def test_adjudicate_by_key_moves_every_figure(finished, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

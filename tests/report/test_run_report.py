@@ -155,6 +155,10 @@ def test_report_command(finished_run, tmp_path: Path) -> None:  # type: ignore[n
     )
     assert result.returncode == 0, result.stderr
     assert "draft: no sign-off matches" in "\n".join(p.extract_text() for p in PdfReader(str(out)).pages)
+    # the judge was never calibrated: the command says so, as the cover does
+    (gate_line,) = [line for line in result.stdout.splitlines() if line.startswith("Judge ")]
+    assert gate_line.startswith("Judge NOT gated: never calibrated: A1, ")
+    assert " ".join(gate_line.split()) in " ".join(PdfReader(str(out)).pages[0].extract_text().split())
     missing = subprocess.run(
         [sys.executable, "-m", "gtreview.cli", "report", "--run", "99", "--pdf", str(out), "--project", str(folder)],
         capture_output=True,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -77,6 +77,11 @@ class ResultsView(QWidget):
         self.run_choice.activated.connect(lambda _i: self.run_selected.emit(int(self.run_choice.currentData())))
         self.finding = never_widens(QLabel())
         self.status = ElidedLabel()
+        # the judge gate in full (never elided): a pass whose judge is not gated says so plainly
+        self.judge_gate = never_widens(QLabel())
+        self.judge_gate.setTextFormat(Qt.TextFormat.PlainText)
+        self.judge_gate.setVisible(False)
+        self.gated = True
         self.leaderboard = QTableWidget(0, 5)
         self.leaderboard.setHorizontalHeaderLabels(
             ["Run", "Model", "Mean /10 [95% CI]", "Errors / unscored", "vs base"]
@@ -108,6 +113,8 @@ class ResultsView(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Pass:"))
         top.addWidget(self.run_choice, 1)
+        # beside the pass it is about, where it costs the answers' pane no height
+        top.addWidget(self.judge_gate, 3)
         top.addWidget(self.design_button)
         plots = QWidget()
         self.grid = QGridLayout(plots)
@@ -152,6 +159,24 @@ class ResultsView(QWidget):
     def _restyle(self) -> None:
         for plot in (self.distribution, self.scatter, self.difference, self.kinds, self.pairwise):
             style_plot(plot, self.palette())
+        self._style_gate()
+
+    def set_judge_gate(self, line: str, gated: bool) -> None:
+        """The judge gate's line, as the PDF cover prints it; in bold red when not gated."""
+        self.gated = gated
+        self.judge_gate.setText(line)
+        self.judge_gate.setVisible(bool(line))
+        self._style_gate()
+
+    def _style_gate(self) -> None:
+        font = self.judge_gate.font()
+        font.setBold(not self.gated)
+        self.judge_gate.setFont(font)
+        palette = self.palette()
+        if not self.gated:  # a red that reads on the theme's background, light or dark
+            dark = palette.color(QPalette.ColorRole.Window).lightness() < 128
+            palette.setColor(QPalette.ColorRole.WindowText, QColor("#ff8a80" if dark else "#8b1a1a"))
+        self.judge_gate.setPalette(palette)
 
     def set_runs(self, runs: list[tuple[int, str]], current: int | None) -> None:
         self.run_choice.blockSignals(True)

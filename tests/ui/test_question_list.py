@@ -150,3 +150,19 @@ def test_letters_typed_into_the_list_never_move_the_selection(qtbot, sample_wind
     qtbot.keyClicks(listing.table, "a1 not specific enough")
     settle(qtbot, window)
     assert listing.current_qid() == chosen and window.qid == chosen
+
+
+def test_the_search_is_keyboard_only_escape_clears_and_down_goes_to_the_results(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    window = sample_window
+    listing = window.question_list
+    listing.search.setFocus()
+    qtbot.keyClicks(listing.search, "saddle")
+    found = visible(window)
+    assert found and len(found) < listing.model.rowCount()
+    qtbot.keyClick(listing.search, Qt.Key.Key_Down)
+    assert listing.table.hasFocus() and listing.current_qid() in found
+    listing.search.setFocus()
+    qtbot.keyClick(listing.search, Qt.Key.Key_Escape)
+    assert listing.search.text() == "" and len(visible(window)) == listing.model.rowCount()

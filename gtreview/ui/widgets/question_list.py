@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -23,6 +24,23 @@ from gtreview.ui.widgets.empty_hint import EmptyHint
 from gtreview.ui.widgets.tables import NoTypeAheadTable
 
 
+class SearchBox(QLineEdit):
+    """The search field: Escape clears it, and Down (or Enter) goes on to the questions it
+    found, so a search never needs the mouse."""
+
+    to_results = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_Escape and self.text():
+            self.clear()
+            return
+        if key in (Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
+            self.to_results.emit()
+            return
+        super().keyPressEvent(event)
+
+
 class QuestionList(QWidget):
     question_selected = Signal(str)
 
@@ -32,7 +50,7 @@ class QuestionList(QWidget):
         self.proxy = QuestionFilterProxy()
         self.proxy.setSourceModel(self.model)
 
-        self.search = QLineEdit(placeholderText="Search the questions, answers and rubrics…", clearButtonEnabled=True)
+        self.search = SearchBox(placeholderText="Search the questions, answers and rubrics…", clearButtonEnabled=True)
         self.status = QComboBox()
         self.status.addItem("Any status", "")
         for status in ReviewStatus:
@@ -43,6 +61,7 @@ class QuestionList(QWidget):
         for combo in (self.status, self.section, self.difficulty):
             combo.currentIndexChanged.connect(self._apply_filters)
         self.search.textChanged.connect(self._apply_filters)
+        self.search.to_results.connect(self._focus_results)
         self.findings_only.toggled.connect(self._apply_filters)
 
         self.table = NoTypeAheadTable()
@@ -140,6 +159,14 @@ class QuestionList(QWidget):
             findings_only=self.findings_only.isChecked(),
         )
         self.empty_hint.update()
+
+    def _focus_results(self) -> None:
+        """Into the list, on the question shown if the search kept it, else the first found."""
+        if not self.proxy.rowCount():
+            return
+        if not self.table.currentIndex().isValid():
+            self.table.selectRow(0)
+        self.table.setFocus()
 
     def _why_empty(self) -> str:
         held = self.model.rowCount()

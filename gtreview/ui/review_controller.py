@@ -58,8 +58,11 @@ NOTHING_SHOWN = "No question is on screen: show the question page and select a q
 SEALED = " Undo history cleared: undo does not reach back past a review decision."
 
 
+SIGN_OFF_TITLE = "Sign off the set"  # the one comment that may be left empty (a sign-off note)
+
+
 def ask_comment_dialog(parent: QWidget) -> CommentAsker:
-    return lambda title, prompt: ask_comment(parent, title, prompt)
+    return lambda title, prompt: ask_comment(parent, title, prompt, required=title != SIGN_OFF_TITLE)
 
 
 class ReviewController(QObject):
@@ -245,7 +248,7 @@ class ReviewController(QObject):
         notify(self, f"Cannot sign off: {failure_message(error)}", failure_kind(error))
 
     def _sign_off(self, set_id: int, before: int) -> None:
-        comment = self.ask_comment("Sign off the set", "Sign-off note (the set is frozen as it is now):")
+        comment = self.ask_comment(SIGN_OFF_TITLE, "Sign-off note, if any (the set is frozen as it is now):")
         if comment is None:
             return
         engine, reviewer, edits = self.project.engine, self.reviewer(), self.edits

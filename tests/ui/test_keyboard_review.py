@@ -28,6 +28,26 @@ def test_enter_makes_a_new_line_tab_moves_on_and_ctrl_return_accepts(qtbot) -> N
         qtbot.keyClick(dialog.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
 
+def test_a_reason_the_action_needs_cannot_be_accepted_empty(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A refusal after the dialog closed would lose nothing, but say nothing useful either:
+    OK and Ctrl+Return wait for some text; a sign-off note may stay empty."""
+    dialog = CommentDialog("Retire A1", "Why?")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.text.setFocus()
+    assert not dialog.ok.isEnabled()
+    qtbot.keyClicks(dialog.text, "   ")
+    qtbot.keyClick(dialog.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.isVisible() and dialog.result() == 0 and not dialog.ok.isEnabled()
+    qtbot.keyClicks(dialog.text, "duplicates A2")
+    assert dialog.ok.isEnabled()
+    with qtbot.waitSignal(dialog.accepted, timeout=2000):
+        qtbot.keyClick(dialog.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    note = CommentDialog("Sign off the set", "Note?", required=False)
+    qtbot.addWidget(note)
+    assert note.ok.isEnabled()
+
+
 def test_ask_comment_returns_the_text_or_none(qtbot) -> None:  # type: ignore[no-untyped-def]
     def answer(accept: bool) -> None:
         dialog = QApplication.activeModalWidget()

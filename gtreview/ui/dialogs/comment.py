@@ -26,20 +26,24 @@ class CommentDialog(QDialog):
     """Enter makes a new line (comments have paragraphs), Tab moves on to the buttons,
     Ctrl+Return accepts and Escape cancels."""
 
-    def __init__(self, title: str, prompt: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, prompt: str, parent: QWidget | None = None, *, required: bool = True) -> None:
         super().__init__(parent)
+        self.required = required  # a reason the action needs: OK waits for some text, so none is lost to a refusal
         self.setWindowTitle(title)
         label = QLabel(prompt)
         label.setWordWrap(True)
         self.text = CommentEdit()
         self.text.setTabChangesFocus(True)
-        self.text.submitted.connect(self.accept)
+        self.text.submitted.connect(self._submit)
         label.setBuddy(self.text)
-        hint = QLabel("Ctrl+Return to accept, Escape to cancel")
+        hint = QLabel(("Type a reason; " if required else "") + "Ctrl+Return to accept, Escape to cancel")
         hint.setEnabled(False)  # drawn as secondary text
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
+        buttons.accepted.connect(self._submit)
         buttons.rejected.connect(self.reject)
+        self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.text.textChanged.connect(self._enable_ok)
+        self._enable_ok()
         layout = QVBoxLayout(self)
         layout.addWidget(label)
         layout.addWidget(self.text)
@@ -51,8 +55,15 @@ class CommentDialog(QDialog):
     def comment(self) -> str:
         return self.text.toPlainText()
 
+    def _enable_ok(self) -> None:
+        self.ok.setEnabled(not self.required or bool(self.comment().strip()))
 
-def ask_comment(parent: QWidget, title: str, prompt: str) -> str | None:
+    def _submit(self) -> None:
+        if self.ok.isEnabled():
+            self.accept()
+
+
+def ask_comment(parent: QWidget, title: str, prompt: str, *, required: bool = True) -> str | None:
     """The comment typed, or None when the dialog was cancelled."""
-    dialog = CommentDialog(title, prompt, parent)
+    dialog = CommentDialog(title, prompt, parent, required=required)
     return dialog.comment() if dialog.exec() == QDialog.DialogCode.Accepted else None

@@ -23,6 +23,7 @@ from gtreview.report.document import (
     ScatterPoint,
     Table,
 )
+from gtreview.report.membership_section import add_membership_section
 from gtreview.report.pdf import render_pdf
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
@@ -71,6 +72,7 @@ def build_report(
     if results.probes:
         _probes(doc, results, analysis)
         _probes_by_section(doc, results)
+        add_membership_section(doc, results)
     if agreement is not None and agreement.n_graded:
         _agreement(doc, agreement)
     _configuration(doc, results)

@@ -36,6 +36,7 @@ from gtreview.ui.models.sample_table import gate_text, sample_number, score_text
 from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
+from gtreview.ui.widgets.membership_view import MembershipView
 from gtreview.ui.widgets.sample_table import SampleTable
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
@@ -107,6 +108,7 @@ class ResultsView(QWidget):
         self.probes.setHorizontalHeaderLabels(PROBE_SECTION_HEADER)
         self.probes.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.probes.setToolTip("Memorisation probes kept with this pass (gtreview probe --run), per benchmark section")
+        self.membership = MembershipView()
         self.scatter_items: list[pg.ScatterPlotItem] = []
         self.inconsistent: dict[str, int] = {}  # per fine-tune: pairs whose two orders disagree
 
@@ -126,6 +128,7 @@ class ResultsView(QWidget):
         self.tables.addTab(self.samples, "Samples")
         self.tables.addTab(self.leaderboard, "Leaderboard")
         self.tables.addTab(self.probes, "Probes by section")
+        self.tables.addTab(self.membership, "Membership")
         self.lower_pane = QSplitter(Qt.Orientation.Horizontal)
         self.lower_pane.addWidget(self.tables)
         self.lower_pane.addWidget(self.comparison)
@@ -208,6 +211,7 @@ class ResultsView(QWidget):
             for c, value in enumerate(row):
                 self.probes.setItem(r, c, QTableWidgetItem(value))
         self.probes.resizeColumnsToContents()
+        self.membership.show_results(results)
 
     def _arrange(self, paired: bool = True, pairwise: bool = True) -> None:
         """The charts that have something to show, three to a row (a last one alone spans the rest)."""

@@ -151,6 +151,23 @@ def edited_field(comment: str) -> str | None:
     return comment[len(FIELD_PREFIX) :] if comment.startswith(FIELD_PREFIX + "$") else None
 
 
+_ITEM_NAMES = {"components": "component", "calibration": "fixture", "evidence": "evidence item"}
+
+
+def field_in_words(path: str) -> str:
+    """A field's JSON path as the expert reads it: ``$.components[2].credit_if`` is
+    "component 3 › credit if" (items count from 1, as the app numbers them)."""
+    words = []
+    for part in path.removeprefix("$").strip(".").split("."):
+        name, _, rest = part.partition("[")
+        index = rest.rstrip("]")
+        if index.isdigit():
+            words.append(f"{_ITEM_NAMES.get(name, name.replace('_', ' '))} {int(index) + 1}")
+        elif name:
+            words.append(name.replace("_", " "))
+    return " › ".join(words) or path
+
+
 def diff_versions(engine: Engine, set_id: int, qid: str, old: int, new: int) -> str:
     """A unified diff of two versions of a question, in the layout of the rubric file."""
     before = dumps_harness_json(sets_repo.load_version(engine, set_id, qid, old).to_json_dict())

@@ -107,7 +107,7 @@ def test_history_names_the_field_an_edit_changed(qtbot, sample_window) -> None: 
         qtbot.keyClick(editor.title_edit, Qt.Key.Key_Return)
     settle(qtbot, window)
     window.tabs.setCurrentWidget(window.history)
-    assert window.history.log.item(0, 2).text() == "edit $.title"
+    assert window.history.log.item(0, 2).text() == "edit title"
     assert window.history.log.item(0, 4).text() == ""  # the field is not repeated as a comment
     assert window.notices.recent[-1] == ("success", "Saved A1 as version 2.")
 

@@ -33,7 +33,7 @@ def test_typing_a_title_saves_a_version_and_undo_restores_it(qtbot, sample_windo
     row = window.question_list.model.rows()[0]
     assert row.title == "Where to sink on a saddle reef" and row.version == 2
     window.tabs.setCurrentWidget(window.history)  # a hidden tab is drawn when it is turned to
-    assert window.history.log.item(0, 2).text() == "edit $.title"  # with the field it changed
+    assert window.history.log.item(0, 2).text() == "edit title"  # with the field it changed
     window.tabs.setCurrentWidget(editor)
 
     window.menu_actions["undo"].trigger()

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.app.editing import edited_field
+from gtreview.app.editing import edited_field, field_in_words
 from gtreview.app.workflow import HistoryEntry
 from gtreview.store.sets_repo import VersionInfo
 from gtreview.ui.widgets.html import colours
@@ -105,7 +105,7 @@ class HistoryView(QWidget):
 def action_text(entry: HistoryEntry) -> str:
     """The action in words; an edit with the field it changed."""
     field = edited_field(entry.comment) if entry.action == "edit" else None
-    return f"edit {field}" if field else entry.action.replace("_", " ")
+    return f"edit {field_in_words(field)}" if field else entry.action.replace("_", " ")
 
 
 OPEN_UNTIL = frozenset({"approved", "retired", "in_review"})  # what closes a change request

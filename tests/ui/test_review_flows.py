@@ -20,6 +20,9 @@ def status_of(window, qid: str) -> ReviewStatus:  # type: ignore[no-untyped-def]
 def test_typing_a_title_saves_a_version_and_undo_restores_it(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     assert window.qid == "A1"
+    window.tabs.setCurrentWidget(window.history)
+    settle(qtbot, window)
+    assert window.history.diff.toPlainText() == "Only version 1 so far: nothing to compare yet."
     original = current_question(window).title
     editor = window.editor
     window.tabs.setCurrentWidget(editor)

@@ -95,6 +95,9 @@ class HistoryView(QWidget):
         if old is None or new is None:
             self.diff.setPlainText("")
             return
+        if self.to_version.count() == 1:  # never edited: say so rather than compare v1 with itself
+            self.diff.setPlainText(f"Only version {new} so far: nothing to compare yet.")
+            return
         self.diff_requested.emit(int(old), int(new))
 
     def show_diff(self, old: int, new: int, text: str) -> None:

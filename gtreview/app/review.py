@@ -235,7 +235,7 @@ class SetOverview(BaseModel):
     name: str
     rows: list[QuestionRow]
     signoffs: list[SignoffInfo]
-    changed_since_signoff: bool = False  # the set's active questions are no longer what the last sign-off froze
+    edited_since_signoff: bool = False  # a current version was saved after the last sign-off
 
 
 def set_name(engine: Engine, set_id: int) -> str:
@@ -258,25 +258,27 @@ def set_overview(
         name=name,
         rows=rows,
         signoffs=signed,
-        changed_since_signoff=bool(signed)
-        and changed_since(engine, set_id, signed[-1], rows if qids is None else None),
+        edited_since_signoff=bool(signed) and edited_since(engine, set_id, signed[-1]),
     )
 
 
-def changed_since(engine: Engine, set_id: int, signoff: SignoffInfo, rows: list[QuestionRow] | None = None) -> bool:
-    """Whether the set is no longer what ``signoff`` froze: a question not approved (an
-    edit withdraws an approval), another number of active questions, or a current version
-    saved after it. Cheap (hashing the frozen set again takes seconds on a large one); an
-    edit undone by another edit counts as a change."""
-    if rows is None:
-        rows = question_rows(engine, set_id)
-    active = [r for r in rows if r.review_status is not sets_repo.ReviewStatus.RETIRED]
-    if len(active) != signoff.question_count or any(
-        r.review_status is not sets_repo.ReviewStatus.APPROVED for r in active
-    ):
-        return True
+def edited_since(engine: Engine, set_id: int, signoff: SignoffInfo) -> bool:
+    """Whether a question's current version was saved after ``signoff`` (one query)."""
     signed_at = signoff.signed_at if signoff.signed_at.tzinfo is not None else signoff.signed_at.replace(tzinfo=UTC)
     return sets_repo.versions_saved_since(engine, set_id, signed_at) > 0
+
+
+def changed_since_signoff(rows: list[QuestionRow], signoff: SignoffInfo, edited: bool) -> bool:
+    """Whether the set is no longer what ``signoff`` froze: a version saved after it
+    (``edited``), a question not approved (an edit withdraws an approval), or another
+    number of active questions. From the rows shown, not by hashing the frozen set again
+    (seconds on a large one); an edit undone by another edit counts as a change."""
+    active = [r for r in rows if r.review_status is not sets_repo.ReviewStatus.RETIRED]
+    return (
+        edited
+        or len(active) != signoff.question_count
+        or any(r.review_status is not sets_repo.ReviewStatus.APPROVED for r in active)
+    )
 
 
 class ProjectOverview(BaseModel):

@@ -281,6 +281,10 @@ class QuestionController(QObject):
         counts = review.status_counts(rows)
         summary = " · ".join(f"{status.value.replace('_', ' ')} {count}" for status, count in counts.items())
         signoffs = self.overview.signoffs
-        changed = " (changed since)" if self.overview.changed_since_signoff else ""
+        changed = (
+            " (changed since)"
+            if signoffs and review.changed_since_signoff(rows, signoffs[-1], self.overview.edited_since_signoff)
+            else ""
+        )
         signed = f" | signed off #{signoffs[-1].number}{changed}" if signoffs else ""
         return f"Set: {self.overview.name}{signed} | {len(rows)} questions: {summary}"

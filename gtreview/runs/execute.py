@@ -143,8 +143,8 @@ def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
     errors an earlier version stored when it could not reach the model (now such an answer
     is never stored), with the verdicts and pairs decided on them, so this pass asks again
     instead of reusing them as final errors. How many records went."""
-    stored = runs_repo.generations_by_keys(engine, [task.key for task in plan.all_generations()])
-    lost = {g.key for g in stored if g.status == "error" and looks_unreachable(g.error)}
+    errors = runs_repo.generation_errors(engine, [task.key for task in plan.all_generations()])
+    lost = {key for key, error in errors.items() if looks_unreachable(error)}
     if not lost:
         return 0
     forgotten = runs_repo.forget_records(

@@ -295,6 +295,21 @@ def forget_records(engine: Engine, keys: dict[RecordKind, set[str]]) -> int:
     return deleted
 
 
+def generation_errors(engine: Engine, keys: list[str]) -> dict[str, str]:
+    """The error of each stored generation among ``keys`` that failed (the answers themselves are not read)."""
+    found: dict[str, str] = {}
+    with Session(engine) as session:
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            rows = session.exec(
+                select(tables.Generation.key, tables.Generation.error).where(
+                    col(tables.Generation.key).in_(chunk), col(tables.Generation.status) == "error"
+                )
+            )
+            found.update(dict(rows.all()))
+    return found
+
+
 def generations_by_keys(engine: Engine, keys: list[str]) -> list[tables.Generation]:
     rows: list[tables.Generation] = []
     with Session(engine) as session:

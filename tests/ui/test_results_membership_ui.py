@@ -55,3 +55,32 @@ def test_membership_reads_the_same_in_the_view_and_the_pdf(qtbot, sample_window,
         assert _flat(line) in pdf, line
     auc = next(cell for cell in cells if "[" in cell)
     assert auc in pdf  # an AUC with its interval, the same in both
+
+
+def test_only_the_current_tab_of_the_results_tables_is_drawn(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    """The probes' table was shown by hand, and so drawn over whichever tab was current."""
+    window = sample_window
+    engine = window.project.engine
+    questions = {q.id: q for q in sets_repo.export_rubric(engine, window.set_id).questions}
+    window.run_controller.open_backend = open_backend(questions)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=30000):
+        window.start_configured_pass(CONFIG)
+    settle(qtbot, window)
+    labels = [m.label for m in CONFIG.models]
+    split = MembershipSplit(members=TRAINED, held_out=HELD_OUT)
+    run_memorisation_probes(
+        engine,
+        dict(zip(labels, fakes(window.project).values(), strict=True)),
+        passages=6,
+        seed=1,
+        run_id=1,
+        split=split,
+    )
+    view = window.results_view
+    window.show_results(1)
+    qtbot.waitUntil(lambda: view.analysis is not None and view.probes.rowCount() > 0, timeout=30000)
+    view.tables.setCurrentWidget(view.membership)
+    qtbot.wait(50)
+    shown = [view.tables.widget(i) for i in range(view.tables.count()) if view.tables.widget(i).isVisible()]
+    assert shown == [view.membership]
+    assert view.tables.isTabVisible(view.tables.indexOf(view.probes))  # its tab is there, for the probes it has

@@ -205,7 +205,8 @@ class ResultsView(QWidget):
         self.show_design()
         self.samples.set_results(results)
         rows = probe_section_rows(results)
-        self.probes.setVisible(bool(rows))
+        # a tab page's own visibility is its tab widget's to set (shown, it is drawn over the current page)
+        self.tables.setTabVisible(self.tables.indexOf(self.probes), bool(rows))
         self.probes.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, value in enumerate(row):

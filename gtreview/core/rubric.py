@@ -168,6 +168,9 @@ class Question(JsonModel):
     do_not_credit: list[str] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
     calibration: list[CalibrationFixture] = Field(default_factory=list)
+    # A paraphrased variant names the question it rewords: same rubric and principle,
+    # other wording. Absent on ordinary questions, so files without it round-trip as read.
+    paraphrase_of: str | None = None
 
     def component(self, component_id: str) -> Component | None:
         for component in self.components:

@@ -143,7 +143,7 @@ def test_html_colours_follow_a_dark_palette(light_after: QApplication) -> None:
     assert base == DARK[QPalette.ColorRole.Base]
     page = PageText(number=1, lines=("first line", "cited line", "third"))
     document = _document("r.txt", page)
-    fragment = html.page_html(document, page, {2}, "Evidence 1")
+    fragment = html.page_html(page, {2})
     style = fragment[: fragment.index("</style>")]
     assert _css(style, "body")["color"] == text
     for selector in (".cited", ".gate", "th"):  # highlights, the gate box, table key cells
@@ -165,7 +165,7 @@ def test_views_and_charts_redraw_in_the_new_palette(qtbot, light_after: QApplica
     browser = html.HtmlBrowser()
     qtbot.addWidget(browser)
     page = PageText(number=1, lines=("a", "b"))
-    browser.setHtml(html.page_html(_document("d.txt", page), page, {1}, "E"))
+    browser.setHtml(html.page_html(page, {1}))
     view = ResultsView()
     qtbot.addWidget(view)
     view._legend(view.distribution)  # a legend made in the light theme

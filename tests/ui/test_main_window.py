@@ -36,6 +36,9 @@ def test_window_shows_set_question_and_cited_source(
     sources.evidence_list.setCurrentRow(1)  # MINERAL_DEPOSIT_NO=2047, DEPOSIT_SUMMARY
     text = sources.browser.toPlainText()
     assert "PINNACLES" in text and "replacement deposit in host marble of the Wywyana Formation" in text
+    # which evidence is shown stands above the page, not in it, so scrolling never hides it
+    assert sources.evidence_heading.text().startswith("Evidence 2: ")
+    assert sources.evidence_heading.isVisible() and "Evidence 2" not in text
     window.grab().save(str(tmp_path / "main_window.png"))
 
 

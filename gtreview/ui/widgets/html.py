@@ -217,7 +217,9 @@ def evidence_label(position: int, claim: str, resolution: LocatorResolution) -> 
     return f"{position + 1}. {mark}  {claim}"
 
 
-def page_html(document: ParsedDocument, page: PageText, cited: set[int], heading: str) -> str:
+def page_html(page: PageText, cited: set[int]) -> str:
+    """One page's numbered lines, the cited ones highlighted. Which evidence, document and
+    page it is stand in the pane's fixed labels above it, so they never scroll away."""
     lines = []
     width = len(str(len(page.lines)))
     for number, line in enumerate(page.lines, start=1):
@@ -226,14 +228,11 @@ def page_html(document: ParsedDocument, page: PageText, cited: set[int], heading
         row = f"{anchor}<span class='lineno'>{str(number).rjust(width).replace(' ', '&nbsp;')}</span>&nbsp;&nbsp;{text}"
         lines.append(f"<span class='cited'>{row}</span>" if number in cited else row)
     body = "<br>".join(lines)
-    return (
-        f"{style()}<p class='meta'>{escape(heading)}</p><h3>{escape(document.name)} · page {page.number} of "
-        f"{len(document.pages)}</h3><p style='font-family: monospace; white-space: pre-wrap'>{body}</p>"
-    )
+    return f"{style()}<p style='font-family: monospace; white-space: pre-wrap'>{body}</p>"
 
 
-def table_html(document: ParsedDocument, resolution: LocatorResolution, heading: str) -> str:
-    parts = [style(), f"<p class='meta'>{escape(heading)}</p><h3>{escape(document.name)}</h3>"]
+def table_html(document: ParsedDocument, resolution: LocatorResolution) -> str:
+    parts = [style(), f"<h3>{escape(document.name)}</h3>"]
     for cell in resolution.cells:
         row = next((r for r in document.rows if r.index == cell.row_index), None)
         if row is None:
@@ -248,9 +247,9 @@ def table_html(document: ParsedDocument, resolution: LocatorResolution, heading:
     return "".join(parts)
 
 
-def unresolved_html(resolution: LocatorResolution, heading: str) -> str:
+def unresolved_html(resolution: LocatorResolution) -> str:
     return (
-        f"{style()}<p class='meta'>{escape(heading)}</p><h3 class='err'>Locator not resolved</h3>"
+        f"{style()}<h3 class='err'>Locator not resolved</h3>"
         f"<p><b>Source:</b> {escape(resolution.source)}<br><b>Locator:</b> {escape(resolution.locator)}</p>"
         f"<p class='err'>{escape(resolution.reason)}</p>"
     )

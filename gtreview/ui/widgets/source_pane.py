@@ -30,7 +30,6 @@ class SourcePane(QWidget):
         self._document: ParsedDocument | None = None
         self._page_position = 0
         self._cited: dict[int, set[int]] = {}
-        self._heading = ""
 
         self.evidence_list = QListWidget()
         self.evidence_list.setWordWrap(True)
@@ -40,6 +39,9 @@ class SourcePane(QWidget):
         self.previous_button = QPushButton("◀ Page")
         self.next_button = QPushButton("Page ▶")
         self.page_label = ElidedLabel()  # a long document name never widens the window
+        # Which evidence is shown stays above the page: scrolled to a cited line deep in
+        # the page, the reader still sees what the lines are meant to support.
+        self.evidence_heading = ElidedLabel()
         self.previous_button.clicked.connect(lambda: self._turn(-1))
         self.next_button.clicked.connect(lambda: self._turn(1))
 
@@ -50,6 +52,7 @@ class SourcePane(QWidget):
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.evidence_heading)
         lower_layout.addLayout(navigation)
         lower_layout.addWidget(self.browser)
 
@@ -93,6 +96,7 @@ class SourcePane(QWidget):
             self.evidence_list.setCurrentRow(min(max(place, 0), len(self._evidence) - 1))
         else:
             self._document = None
+            self.evidence_heading.setText("")
             self.browser.setHtml("<p>This question cites no evidence.</p>")
             self._update_navigation()
 
@@ -101,6 +105,7 @@ class SourcePane(QWidget):
         self._evidence = []
         self.evidence_list.clear()
         self._document = None
+        self.evidence_heading.setText("")
         self.browser.setHtml("")
         self._update_navigation()
 
@@ -108,14 +113,16 @@ class SourcePane(QWidget):
         if not 0 <= row < len(self._evidence) or self._index is None:
             return
         item, resolution = self._evidence[row]
-        self._heading = f"Evidence {row + 1}: {item.claim or ''}"
+        heading = f"Evidence {row + 1}: {item.claim or ''}"
+        self.evidence_heading.setText(heading)
+        self.evidence_heading.setToolTip(heading)  # a long claim is elided; the tooltip has all of it
         document = self._index.match(resolution.document or item.source or "") if resolution.resolved else None
         if document is None:
             self._document = None
-            self.browser.setHtml(html.unresolved_html(resolution, self._heading))
+            self.browser.setHtml(html.unresolved_html(resolution))
         elif document.is_table:
             self._document = None
-            self.browser.setHtml(html.table_html(document, resolution, self._heading))
+            self.browser.setHtml(html.table_html(document, resolution))
         else:
             self._document = document
             self._cited = {}
@@ -131,7 +138,7 @@ class SourcePane(QWidget):
     def _render_page(self) -> None:
         assert self._document is not None
         page = self._document.pages[self._page_position]
-        self.browser.setHtml(html.page_html(self._document, page, self._cited.get(page.number, set()), self._heading))
+        self.browser.setHtml(html.page_html(page, self._cited.get(page.number, set())))
 
     def _turn(self, step: int) -> None:
         if self._document is None:

@@ -7,10 +7,11 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
 
-from gtreview.core.corpus import PageText, ParsedDocument, SourceKind
+from gtreview.core.corpus import PageText
 from gtreview.core.findings import Finding, Severity
 from gtreview.ui.theme import DARK, THEME_KEY, apply_theme
 from gtreview.ui.widgets import html
@@ -112,10 +113,6 @@ def test_live_validation_keeps_the_field_being_typed_in_place(qtbot, sample_wind
     qtbot.waitUntil(lambda: abs(field.mapTo(editor.viewport(), field.rect().topLeft()).y() - before) <= 2, timeout=3000)
 
 
-def _document(name: str, page: PageText) -> ParsedDocument:
-    return ParsedDocument(name=name, title=name, kind=SourceKind.TEXT, sha256="0" * 64, size_bytes=1, pages=[page])
-
-
 def _css(style: str, selector: str) -> dict[str, str]:
     body = re.search(rf"(?m)^{re.escape(selector)} \{{([^}}]*)\}}", style)
     assert body is not None, selector
@@ -142,7 +139,6 @@ def test_html_colours_follow_a_dark_palette(light_after: QApplication) -> None:
     base, text = palette.color(QPalette.ColorRole.Base).name(), palette.color(QPalette.ColorRole.Text).name()
     assert base == DARK[QPalette.ColorRole.Base]
     page = PageText(number=1, lines=("first line", "cited line", "third"))
-    document = _document("r.txt", page)
     fragment = html.page_html(page, {2})
     style = fragment[: fragment.index("</style>")]
     assert _css(style, "body")["color"] == text
@@ -260,3 +256,39 @@ def test_unresolved_evidence_is_read_in_the_dark_theme(qtbot, light_after: QAppl
     entry = pane.evidence_list.item(0)
     ground = pane.evidence_list.palette().color(QPalette.ColorRole.Base).name()
     assert _contrast(entry.foreground().color().name(), ground) >= 4.5  # WCAG AA for text
+
+
+def _line_backgrounds(view: object) -> dict[str, str]:
+    """Each diff line's background as drawn by the highlighter (no format: none)."""
+    from gtreview.ui.widgets.history_view import HistoryView
+
+    assert isinstance(view, HistoryView)
+    out: dict[str, str] = {}
+    block = view.diff.document().firstBlock()
+    while block.isValid():
+        ranges = block.layout().formats()
+        brush = ranges[0].format.background() if ranges else None
+        out[block.text()] = (
+            brush.color().name() if brush is not None and brush.style() != Qt.BrushStyle.NoBrush else "none"
+        )
+        block = block.next()
+    return out
+
+
+def test_history_diff_marks_added_and_removed_lines_in_the_themes_tints(  # type: ignore[no-untyped-def]
+    qtbot, light_after: QApplication
+) -> None:
+    from gtreview.ui.widgets.history_view import HistoryView
+
+    view = HistoryView()
+    qtbot.addWidget(view)
+    view.diff.setPlainText('--- A1 v1\n+++ A1 v2\n@@ -1 +1 @@\n-  "title": "old"\n+  "title": "new"\n   same')
+    light = _line_backgrounds(view)
+    assert light['+  "title": "new"'] == html.colours().added_back
+    assert light['-  "title": "old"'] == html.colours().removed_back
+    assert light["   same"] == "none" and light["+++ A1 v2"] == "none"  # the file header is bold, not tinted
+    apply_theme(light_after, "dark")
+    QApplication.processEvents()
+    dark = _line_backgrounds(view)
+    assert dark['+  "title": "new"'] == html.colours().added_back != light['+  "title": "new"']
+    assert QColor(dark['+  "title": "new"']).lightness() < 110  # a dark tint on the dark ground

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -29,6 +29,29 @@ from gtreview.store.sets_repo import VersionInfo
 from gtreview.ui.widgets.html import colours
 
 
+class DiffHighlighter(QSyntaxHighlighter):
+    """Added lines on a green tint, removed on a red one, hunk headers in the heading
+    colour: the change is seen at a glance, in the current theme's colours."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+
+    def highlightBlock(self, text: str) -> None:
+        c = colours()
+        style = QTextCharFormat()
+        if text.startswith(("+++", "---")):
+            style.setFontWeight(QFont.Weight.Bold)
+        elif text.startswith("+"):
+            style.setBackground(QColor(c.added_back))
+        elif text.startswith("-"):
+            style.setBackground(QColor(c.removed_back))
+        elif text.startswith("@@"):
+            style.setForeground(QColor(c.heading))
+        else:
+            return
+        self.setFormat(0, len(text), style)
+
+
 class HistoryView(QWidget):
     """Asks for a diff with ``diff_requested(old, new)``; the window reads it off the GUI thread."""
 
@@ -44,6 +67,7 @@ class HistoryView(QWidget):
         self.to_version = QComboBox()
         self.diff = QPlainTextEdit(readOnly=True)
         self.diff.setFont(QFont("monospace"))
+        self.highlighter = DiffHighlighter(self.diff.document())
         for combo in (self.from_version, self.to_version):
             combo.currentIndexChanged.connect(self._show_diff)
         chooser = QHBoxLayout()
@@ -63,6 +87,11 @@ class HistoryView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.highlighter.rehighlight()  # the tints follow a change of theme
 
     def show_history(self, entries: list[HistoryEntry], versions: list[VersionInfo]) -> None:
         self.log.setRowCount(len(entries))

@@ -24,6 +24,7 @@ _AMBER, _YELLOW, _RED_LIGHT, _RED_DARK, _WARN_LIGHT, _WARN_DARK = (
     "#8a5a00",
     "#e3aa4f",
 )
+_GREEN, _DIFF_RED = "#3cb371", "#e05252"
 
 
 def _mix(first: QColor, second: QColor | str, share: float) -> str:
@@ -54,6 +55,8 @@ class HtmlColours:
     key_back: str
     error: str
     warning: str
+    added_back: str  # a diff's added and removed lines: tints of the base, read on either ground
+    removed_back: str
     dark: bool
 
     @classmethod
@@ -73,6 +76,8 @@ class HtmlColours:
             key_back=_mix(base, highlight, 0.22 if dark else 0.1),
             error=_RED_DARK if dark else _RED_LIGHT,
             warning=_WARN_DARK if dark else _WARN_LIGHT,
+            added_back=_mix(base, _GREEN, 0.3 if dark else 0.22),
+            removed_back=_mix(base, _DIFF_RED, 0.3 if dark else 0.2),
             dark=dark,
         )
 

@@ -23,6 +23,7 @@ from gtreview.runs.plan import PassConfig
 from gtreview.store.project import Project
 from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.adjudication_controller import AdjudicationController
+from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.draft_controller import DraftController, DraftDialog
@@ -73,6 +74,7 @@ class MainWindow(PagesMixin, QMainWindow):
             edits=self.session,
             commit_pending=lambda: self.editor.commit_pending(),
             index=self.index,
+            ask_judge=lambda current: ask_judge_spec(self, current, model_folders(self.settings)),
         )
 
         self.navigator = Navigator()

@@ -263,13 +263,11 @@ def _ask_judge(window: MainWindow) -> None:
     engine = window.project.engine
 
     def ask(current: object) -> None:
-        dialog = QInputDialog(window)
-        dialog.setWindowTitle("Judge model")
-        dialog.setLabelText("Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):")
-        dialog.setTextValue(current if isinstance(current, str) else "")
-        dialog.textValueSelected.connect(
-            lambda spec: _save_setting(window, lambda engine: set_project_judge(engine, spec))
-        )
+        from gtreview.ui.dialogs.judge_spec import JudgeSpecDialog
+        from gtreview.ui.dialogs.preferences import model_folders
+
+        dialog = JudgeSpecDialog(current if isinstance(current, str) else "", model_folders(window.settings), window)
+        dialog.accepted.connect(lambda: _save_setting(window, lambda engine: set_project_judge(engine, dialog.spec())))
         dialog.open()
 
     QueryOp(window, op=lambda: project_judge(engine), success=ask).run_in_background()

@@ -28,6 +28,7 @@ from gtreview.inference.factory import open_backend
 from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store.project import Project
 from gtreview.ui.dialogs.comment import ask_comment
+from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.editing_session import EditSession
 from gtreview.ui.ops import (
     BackgroundJob,
@@ -82,12 +83,15 @@ class ReviewController(QObject):
         edits: EditSession | None = None,
         commit_pending: Callable[[], None] | None = None,
         index: SharedIndex | None = None,
+        ask_judge: Callable[[str], str | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.project = project
         self.current = current  # the question on screen: (set, question), either None when there is none
         self.reviewer = reviewer
         self.ask_comment = ask_comment
+        # the judge spec when the project has none: typed, or a GGUF file chosen with Browse
+        self.ask_judge = ask_judge or (lambda current: ask_judge_spec(None, current, []))
         self.edits = edits  # the undo history and its refused saves
         self.commit_pending = commit_pending or (lambda: None)  # the field being typed in
         self.index = index  # the corpus index, for the locator check of an approval
@@ -298,9 +302,7 @@ class ReviewController(QObject):
     def _with_judge(self, spec: object, set_id: int, qids: list[str] | None) -> None:
         chosen = spec.strip() if isinstance(spec, str) else ""
         if not chosen:
-            answer = self.ask_comment(
-                "Judge model", "Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):"
-            )
+            answer = self.ask_judge("")
             if answer is None or not answer.strip():
                 self.busy = False
                 return

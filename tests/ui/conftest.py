@@ -54,6 +54,7 @@ def sample_window(qtbot, tmp_path: Path, settings: QSettings):  # type: ignore[n
     window = MainWindow(project, settings)
     window.answers = []  # type: ignore[attr-defined]
     window.controller.ask_comment = lambda _title, _prompt: window.answers.pop(0) if window.answers else None  # type: ignore[attr-defined]
+    window.controller.ask_judge = lambda _current: window.answers.pop(0) if window.answers else None  # type: ignore[attr-defined]
     qtbot.addWidget(window)
     window.show()
     settle(qtbot, window)  # the set, its first question and the navigator are read in workers

@@ -1,0 +1,47 @@
+"""The judge model is chosen with Browse as in the Run dialog, not only typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication, QFileDialog
+
+from gtreview.app.project_settings import project_judge
+from gtreview.ui.dialogs.judge_spec import JudgeSpecDialog
+from tests.ui.waiting import settle
+
+
+def test_browse_fills_in_the_file_as_a_llama_spec_and_opens_in_the_model_folder(  # type: ignore[no-untyped-def]
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened_in: list[str] = []
+
+    def choose(_parent, _title, folder, _filter):  # type: ignore[no-untyped-def]
+        opened_in.append(folder)
+        return str(tmp_path / "judge.gguf"), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(choose))
+    dialog = JudgeSpecDialog("", [tmp_path / "missing", tmp_path])
+    qtbot.addWidget(dialog)
+    assert not dialog.ok.isEnabled()  # no spec yet: nothing to accept
+    dialog.browse.click()
+    assert dialog.spec() == f"llama:{tmp_path / 'judge.gguf'}" and dialog.ok.isEnabled()
+    assert opened_in == [str(tmp_path)]  # the first model folder that exists
+
+
+def test_the_edit_menus_judge_dialog_saves_the_spec_chosen(  # type: ignore[no-untyped-def]
+    qtbot, sample_window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = sample_window
+    chosen = tmp_path / "models" / "judge.gguf"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *_args: (str(chosen), "")))
+    window.menu_actions["judge"].trigger()
+    qtbot.waitUntil(
+        lambda: any(isinstance(w, JudgeSpecDialog) and w.isVisible() for w in QApplication.topLevelWidgets())
+    )
+    (dialog,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, JudgeSpecDialog) and w.isVisible()]
+    dialog.browse.click()
+    dialog.ok.click()
+    qtbot.waitUntil(lambda: project_judge(window.project.engine) == f"llama:{chosen}", timeout=5000)
+    settle(qtbot, window)

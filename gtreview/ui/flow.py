@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFileDialog, QProgressDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from gtreview.app.corpus_import import import_corpus
 from gtreview.app.project_settings import set_last_pass
@@ -192,13 +192,14 @@ class FlowMixin:
         if chosen:
             self.import_rubric(Path(chosen))
 
-    def import_rubric(self, path: Path) -> None:
-        """Read the file and store it as a new set in a worker; the set opens once it is in."""
+    def import_rubric(self, path: Path, *, as_new: bool = False) -> None:
+        """Read the file and store it as a new set in a worker; the set opens once it is in.
+        A file already imported opens its set and offers a second, independent copy."""
         engine, widget, actor = self.project.engine, self._flow_widget, self.reviewer_name()
         notify(widget, f"Importing {path.name}…", "info")
 
         def work() -> OpResult[RubricImport]:
-            imported = import_rubric(engine, read_rubric_source(path), actor=actor)
+            imported = import_rubric(engine, read_rubric_source(path), actor=actor, as_new=as_new)
             return OpResult(imported, OpChanges(sets=frozenset({imported.set_id})))
 
         def done(outcome: OpResult[RubricImport]) -> None:
@@ -206,6 +207,7 @@ class FlowMixin:
             if imported.already_in_project:
                 notify(widget, f"{path.name} is already in the project as set {imported.set_id}; nothing was added.")
                 self.open_set(imported.set_id)
+                self._offer_copy(path, imported.set_id)
                 return
             unresolved = len(imported.locators.unresolved) if imported.corpus_checked else 0
             notify(
@@ -218,6 +220,20 @@ class FlowMixin:
         CollectionOp(widget, work).success(done).failure(
             lambda error: notify(widget, f"Rubric not imported: {failure_message(error)}", "error")
         ).run_in_background(initiator=widget)
+
+    def _offer_copy(self, path: Path, set_id: int) -> None:
+        """Ask (without blocking the window) whether a second copy of an imported file is wanted:
+        the existing set is the default, a copy is asked for, never made by mistake."""
+        box = QMessageBox(self._flow_widget)
+        box.setObjectName("import_copy")
+        box.setWindowTitle("Already imported")
+        box.setText(f"{path.name} is already in the project as set {set_id}.")
+        box.setInformativeText("Keep working in that set, or import the file again as a new, independent set?")
+        keep = box.addButton(f"Open set {set_id}", QMessageBox.ButtonRole.RejectRole)
+        copy = box.addButton("Import as a &new copy", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(keep)
+        box.buttonClicked.connect(lambda button: self.import_rubric(path, as_new=True) if button is copy else None)
+        box.open()
 
     # -- a signed release -----------------------------------------------------------------
     def publish_release(self, out_dir: Path | None = None) -> None:

@@ -217,3 +217,28 @@ def test_with_a_corpus_the_import_notice_counts_the_unresolved_locators_as_the_l
     found = re.search(r": (\d+) errors \((\d+) of them evidence locators the corpus does not resolve\)", said[-1])
     assert found is not None, said[-1]
     assert int(found.group(1)) == listed > 0
+
+
+def _copy_offer(window) -> QMessageBox | None:  # type: ignore[no-untyped-def]
+    boxes = [b for b in window.findChildren(QMessageBox, "import_copy") if b.isVisible()]
+    return boxes[0] if boxes else None
+
+
+def test_a_rubric_imported_again_opens_its_set_and_offers_a_new_copy(qtbot, empty_window) -> None:  # type: ignore[no-untyped-def]
+    window = empty_window
+    window.import_rubric(sample_rubric_path())
+    settle(qtbot, window)
+    (first,) = sets_repo.list_sets(window.project.engine)
+    window.import_rubric(sample_rubric_path())  # the same file: nothing is added, the set opens
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: _copy_offer(window) is not None)
+    offer = _copy_offer(window)
+    assert offer is not None and window.set_id == first.id
+    assert [s.id for s in sets_repo.list_sets(window.project.engine)] == [first.id]
+    assert offer.defaultButton().text() == f"Open set {first.id}"  # Enter keeps the set: a copy is asked for
+    (copy,) = [b for b in offer.buttons() if "new copy" in b.text()]
+    copy.click()
+    settle(qtbot, window)
+    sets = sets_repo.list_sets(window.project.engine)
+    assert len(sets) == 2 and window.set_id == sets[-1].id != first.id  # the copy is a set of its own, opened
+    assert sets[-1].question_count == first.question_count

@@ -168,11 +168,9 @@ def _clauses(e: Evidence) -> list[str]:
     for name, found in (("fact", e.facts), ("reasoning", e.reasoning)):
         if found.side in moved:
             parts.append(f"its share of {name} points {moved[found.side]} ({found.figure})")
-    if _up(e.membership):
-        assert e.membership is not None
+    if e.membership is not None and e.membership.side == "up":
         parts.append(f"the reference-ratio AUC tells its training documents from held-out ones ({e.membership.figure})")
-    if _up(e.paraphrase):
-        assert e.paraphrase is not None
+    if e.paraphrase is not None and e.paraphrase.side == "up":
         parts.append(f"it loses more than {e.base} when a question is paraphrased ({e.paraphrase.figure} points)")
     return parts
 

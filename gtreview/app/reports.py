@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 
 from gtreview.app.adjudication import agreement_report
 from gtreview.app.judge_gate import JudgeGate, judge_gate
+from gtreview.app.results import readings_of
 from gtreview.report.run_report import write_run_report
 from gtreview.results.analysis import RunAnalysis, analyse
 from gtreview.results.loader import RunResults, load_run_results
@@ -77,5 +78,6 @@ def write_report(
         agreement=agreement,
         gate_line=gate.line,
         gated=gate.gated,
+        readings=readings_of(results, analysis, gate),
     )
     return ReportResult(path=path, cover=cover, gate=gate)

@@ -11,6 +11,7 @@ from gtreview.app.question_calibration import latest_calibration
 from gtreview.results.analysis import RunAnalysis, analyse, fmt
 from gtreview.results.figures import RunFigures, run_figures
 from gtreview.results.loader import RunResults, load_run_results
+from gtreview.results.reading import FineTuneReading, fine_tune_readings
 from gtreview.store import runs_repo
 from gtreview.store.runs_repo import RunStatus
 
@@ -21,6 +22,15 @@ class ResultsBundle(BaseModel):
     status: str
     gate: JudgeGate  # the line the PDF cover prints too
     leaderboard: list[tuple[RunResults, RunAnalysis]]
+    readings: list[FineTuneReading] = []  # one per fine-tune, as the PDF's reading pages print them
+
+
+class RunReadings(BaseModel):
+    """What ``gtreview results`` prints: the figures, the judge gate and the readings."""
+
+    figures: RunFigures
+    gate: JudgeGate
+    readings: list[FineTuneReading]
 
 
 def run_summaries(engine: Engine) -> list[runs_repo.RunSummary]:
@@ -77,13 +87,29 @@ def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int =
         if other_id != run_id:
             other = load_run_results(engine, other_id)
             board.append((other, analyse(other, seed=seed, n_boot=500, n_perm=2000)))
+    gate = judge_gate(engine, run_id, results=results, seed=seed)
     return ResultsBundle(
         results=results,
         analysis=analysis,
         status=status_line(engine, results, set_id, analysis),
-        gate=judge_gate(engine, run_id, results=results, seed=seed),
+        gate=gate,
         leaderboard=board,
+        readings=readings_of(results, analysis, gate),
     )
+
+
+def readings_of(results: RunResults, analysis: RunAnalysis, gate: JudgeGate) -> list[FineTuneReading]:
+    """The fine-tunes' readings as the view, the PDF and the CLI show them, under this pass's
+    judge gate: every caller reads them here, so none can show a reading the others do not."""
+    return fine_tune_readings(results, analysis, judge_gated=gate.gated, judge_line=gate.line)
+
+
+def run_readings_of(engine: Engine, run_id: int, *, seed: int = 0) -> RunReadings:
+    """The run's figures, judge gate and readings from one load and one analysis."""
+    results = load_run_results(engine, run_id)
+    analysis = analyse(results, seed=seed)
+    gate = judge_gate(engine, run_id, results=results, seed=seed)
+    return RunReadings(figures=run_figures(results, analysis), gate=gate, readings=readings_of(results, analysis, gate))
 
 
 def run_figures_of(engine: Engine, run_id: int, *, seed: int = 0) -> RunFigures:

@@ -23,17 +23,23 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 
 def results(args: argparse.Namespace) -> int:
-    from gtreview.app.judge_gate import judge_gate
-    from gtreview.app.results import run_figures_of
+    from gtreview.app.results import run_readings_of
 
     project = open_cli_project(args)
     try:
-        figures = run_figures_of(project.engine, args.run_id, seed=args.seed)
-        gate = judge_gate(project.engine, args.run_id, seed=args.seed)
+        shown = run_readings_of(project.engine, args.run_id, seed=args.seed)
     finally:
         project.close()
+    figures, gate = shown.figures, shown.gate
     if args.json:
-        print_json({"ok": True, **figures.model_dump(mode="json"), "judge_gate": gate.model_dump(mode="json")})
+        print_json(
+            {
+                "ok": True,
+                **figures.model_dump(mode="json"),
+                "judge_gate": gate.model_dump(mode="json"),
+                "readings": [reading.model_dump(mode="json") for reading in shown.readings],
+            }
+        )
         return EXIT_OK
     level = f"{figures.interval_level:.0%}"
     print(f"run {figures.run_id}: {figures.name} ({figures.status.value}, {figures.repeats} repeat(s))")
@@ -59,4 +65,6 @@ def results(args: argparse.Namespace) -> int:
             f"  {pair.finetune} vs {pair.base}: {c.wins} won, {c.ties} tied, {c.losses} lost, {c.unknown} unknown; "
             f"position bias {bias}"
         )
+    for reading in shown.readings:
+        print(f"  {reading.heading}: {reading.verdict.text}")
     return EXIT_OK

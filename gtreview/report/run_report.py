@@ -25,8 +25,10 @@ from gtreview.report.document import (
 )
 from gtreview.report.membership_section import add_membership_section
 from gtreview.report.pdf import render_pdf
+from gtreview.report.reading_section import add_reading_section
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
+from gtreview.results.reading import FineTuneReading, fine_tune_readings
 from gtreview.store.runs_repo import RunSource
 
 
@@ -44,9 +46,14 @@ def build_report(
     agreement: Any = None,
     gate_line: str = "",
     gated: bool = False,
+    readings: list[FineTuneReading] | None = None,
 ) -> ReportDocument:
     """``gate_line`` is the judge gate's sentence (gtreview.app.judge_gate), printed on the
-    cover as it is in the results view: quietly when ``gated``, as an alarm when not."""
+    cover as it is in the results view: quietly when ``gated``, as an alarm when not.
+    ``readings`` are the fine-tunes' readings as the view shows them; without them they are
+    read from the figures and the gate (not checked when there is no ``gate_line``)."""
+    if readings is None:
+        readings = fine_tune_readings(results, analysis, judge_gated=gated if gate_line else None, judge_line=gate_line)
     doc = ReportDocument(
         cover_notice=Paragraph(text=gate_line, style="finding" if gated else "alarm") if gate_line else None,
         title=f"Benchmark report: {results.name}",
@@ -64,6 +71,7 @@ def build_report(
     )
     doc.add(Heading(text="Finding"), Paragraph(text=analysis.finding, style="finding"))
     _summary(doc, results, analysis)
+    add_reading_section(doc, readings)
     add_design_section(doc, analysis.design)
     _charts(doc, results, analysis)
     _breakdowns(doc, results, analysis)
@@ -606,8 +614,16 @@ def write_run_report(
     agreement: Any = None,
     gate_line: str = "",
     gated: bool = False,
+    readings: list[FineTuneReading] | None = None,
 ) -> Path:
     document = build_report(
-        results, analysis, set_name=set_name, signoff=signoff, agreement=agreement, gate_line=gate_line, gated=gated
+        results,
+        analysis,
+        set_name=set_name,
+        signoff=signoff,
+        agreement=agreement,
+        gate_line=gate_line,
+        gated=gated,
+        readings=readings,
     )
     return render_pdf(document, out)

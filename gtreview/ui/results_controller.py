@@ -53,6 +53,7 @@ class ResultsController(QObject):
             self.view.set_runs(shown.runs, shown.run_id)
             self.view.show_results(bundle.results, bundle.analysis, bundle.status)
             self.view.set_judge_gate(bundle.gate.line, bundle.gate.gated)
+            self.view.reading.show_readings(bundle.readings)
             self.view.set_leaderboard(shown.leaderboard)
             if turn:
                 self.opened.emit(shown.run_id)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gtreview.app.judge_gate import judge_gate
-from gtreview.app.results import run_figures_of
+from gtreview.app.results import run_figures_of, run_readings_of
 from gtreview.cli.main import main
 from gtreview.results.loader import load_run_results
 from gtreview.store import sets_repo
@@ -49,9 +49,18 @@ def test_results_json_is_the_loaders_figures(finished, capsys) -> None:  # type:
     try:
         expected = run_figures_of(project.engine, run_id).model_dump(mode="json")
         gate = judge_gate(project.engine, run_id)
+        readings = run_readings_of(project.engine, run_id).readings
     finally:
         project.close()
-    assert printed == {"ok": True, **expected, "judge_gate": gate.model_dump(mode="json")}
+    assert printed == {
+        "ok": True,
+        **expected,
+        "judge_gate": gate.model_dump(mode="json"),
+        "readings": [reading.model_dump(mode="json") for reading in readings],
+    }
+    (reading,) = printed["readings"]  # one per fine-tune, none for the base
+    assert reading["label"] == "tuned" and reading["verdict"]["kind"] == "cannot tell"  # three questions
+    assert reading["verdict"]["text"].startswith("Provisional: the judge is not gated")
     assert printed["judge_gate"]["line"].startswith("Judge NOT gated: never calibrated: A1, A2, A3")
     assert [m["label"] for m in printed["models"]] == ["base", "tuned"]
     assert {(q["question_id"], q["model"]) for q in printed["questions"]} == {
@@ -68,6 +77,7 @@ def test_results_json_is_the_loaders_figures(finished, capsys) -> None:  # type:
     status, out, _ = cli(capsys, "results", "--run", str(run_id), "--project", str(folder))
     assert status == 0 and "tuned vs base" in out and "95% interval" in out and "tuned - base:" in out
     assert f"  {gate.line}\n" in out
+    assert f"  Reading: tuned against base: {reading['verdict']['text']}\n" in out
 
 
 def test_adjudicate_by_key_moves_every_figure(finished, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -37,6 +37,7 @@ from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
 from gtreview.ui.widgets.membership_view import MembershipView
+from gtreview.ui.widgets.reading_view import ReadingView
 from gtreview.ui.widgets.sample_table import SampleTable
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
@@ -109,6 +110,10 @@ class ResultsView(QWidget):
         self.probes.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.probes.setToolTip("Memorisation probes kept with this pass (gtreview probe --run), per benchmark section")
         self.membership = MembershipView()
+        self.reading = ReadingView()
+        self.reading.setToolTip(
+            "One reading per fine-tune: the evidence together and what it supports, as the PDF prints it"
+        )
         self.scatter_items: list[pg.ScatterPlotItem] = []
         self.inconsistent: dict[str, int] = {}  # per fine-tune: pairs whose two orders disagree
 
@@ -126,6 +131,7 @@ class ResultsView(QWidget):
         self._arrange()
         self.tables = QTabWidget()
         self.tables.addTab(self.samples, "Samples")
+        self.tables.addTab(self.reading, "Reading")
         self.tables.addTab(self.leaderboard, "Leaderboard")
         self.tables.addTab(self.probes, "Probes by section")
         self.tables.addTab(self.membership, "Membership")

@@ -1,0 +1,329 @@
+"""One reading per fine-tune: the evidence on one page, and a plain verdict.
+
+The results view's Reading tab, the PDF's reading pages and ``gtreview results --json``
+all show what :func:`fine_tune_readings` returns, so the three never say different things.
+Each reading gathers what the pass holds about one fine-tune against the base: the score
+change (clustered by source document and by question) with the noise of each mean split
+into sampling and judge parts, the gate change (McNemar), fact against reasoning points,
+the membership AUCs kept with the pass, the paraphrase drop, and the judge gate. The
+verdict's rules are in :mod:`gtreview.results.reading_rules`.
+
+Inputs computed elsewhere come in as arguments: ``noise`` (per model the split of its
+score's standard error into sampling and judge parts, from judge repeats), ``paraphrase``
+(per fine-tune its drop under paraphrase) and the judge gate (decided by the application
+layer, which this package may not import).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel
+
+from gtreview.core.statistics import LEVEL, Difference, Interval, NoiseSplit, RateSummary, noise_split
+from gtreview.results.analysis import FinetuneFigures, RunAnalysis
+from gtreview.results.design import FinetuneDesign
+from gtreview.results.design_text import mcnemar_reading, num, with_interval
+from gtreview.results.loader import RunResults
+from gtreview.results.membership_text import membership_of
+from gtreview.results.reading_rules import (
+    MIN_QUESTIONS,
+    Evidence,
+    Finding,
+    Verdict,
+    agreeing,
+    decide,
+    finding,
+)
+
+READING_HEADER = ["Evidence", f"Figures ({LEVEL:.0%} intervals)", "What it says"]
+READING_CAPTION = (
+    f"A claim is made only where its {LEVEL:.0%} interval excludes no change (0, or 1/2 for an AUC). Its strength is "
+    "weak, moderate or strong as the interval's bound nearest no change keeps less than a quarter, a quarter, or half "
+    "of the estimate's distance from it (about p < 0.05, 0.01, 0.0001), and is at most moderate below 10 independent "
+    "units (source documents, passages' documents, paraphrase pairs), weak below 5. Standard errors are those of each "
+    "model's mean on these questions; the intervals also resample the questions."
+)
+NOT_MEASURED_MEMBERSHIP = (
+    "not measured: no membership tests kept with this pass (gtreview probe --run ID --members GLOB --held-out GLOB)"
+)
+NOT_MEASURED_PARAPHRASE = "not measured: no paraphrased variants"
+NOT_MEASURED_JUDGE = "not measured (one verdict per answer)"
+NO_COMPONENTS = "none in these questions"
+
+
+class ParaphraseInput(BaseModel):
+    """One fine-tune's paraphrase test, in points of 10: a drop is the score on a question's
+    original wording less that on its paraphrases (positive: it loses under paraphrase)."""
+
+    finetune_drop: float | None
+    base_drop: float | None
+    difference: float | None  # the fine-tune's drop less the base's: what memorised wording costs it
+    ci: Interval | None
+    n_pairs: int
+
+
+class ReadingLine(BaseModel):
+    topic: str
+    figures: str
+    reading: str
+
+
+class FineTuneReading(BaseModel):
+    label: str
+    base: str
+    interval_level: float = LEVEL
+    heading: str
+    verdict: Verdict
+    lines: list[ReadingLine]
+    evidence: Evidence
+    noise: dict[str, NoiseSplit]  # the fine-tune's and the base's, as the noise line reads them
+    judge_noise_measured: bool
+
+
+def sampling_noise(scores: npt.ArrayLike) -> NoiseSplit:
+    """The noise of a model's mean from a (Q, K) score matrix with one verdict per answer.
+
+    There judge and sampling noise are confounded, and ``noise_split`` of (Q, K, 1) rightly
+    estimates neither. Read as (Q, 1, K), the spread of a question's K answers is both
+    together: reported as sampling noise, with the judge's part not measured.
+    """
+    split = noise_split(np.asarray(scores, dtype=np.float64)[:, None, :])
+    return NoiseSplit(
+        question_variance=None,
+        sampling_variance=split.judge_variance,
+        judge_variance=None,
+        se_sampling=split.se_judge,
+        se_judge=None,
+        se_measurement=split.se_judge,
+        se_total=None,
+        n_questions=split.n_questions,
+        n_answers=split.n_verdicts,
+        n_verdicts=split.n_verdicts,
+    )
+
+
+def _moved(found: Finding, up: str, down: str, none: str) -> str:
+    if found.side == "undefined":
+        return "no interval (too few questions or documents)"
+    words = {"up": up, "down": down, "none": none}[found.side]
+    return f"{words} ({found.strength})" if found.strength else words
+
+
+def _score(
+    figures: FinetuneFigures, design: FinetuneDesign | None, base: str, units: int
+) -> tuple[Finding, ReadingLine]:
+    paired = figures.difference
+    by_question = with_interval(paired.mean_difference, paired.ci, signed=True)
+    parts = []
+    found = [finding(paired.mean_difference, paired.ci, units=units, figure=by_question)]
+    if design is not None:
+        clustered = design.clustered
+        shown = with_interval(clustered.mean_difference, clustered.ci, signed=True)
+        parts.append(f"clustered by {clustered.n_clusters} source document(s): {shown}")
+        clustered_finding = finding(clustered.mean_difference, clustered.ci, units=units, figure=shown)
+        found.insert(0, clustered_finding)
+    parts.append(f"by question: {by_question} over {paired.n_questions} questions")
+    score = agreeing(*found)
+    if score.side != "undefined" and found[0].side != "undefined":
+        score = score.model_copy(update={"figure": found[0].figure})  # the verdict cites the clustered figure
+    line = ReadingLine(
+        topic="Score change",
+        figures="; ".join(parts) + " (points of 10)",
+        reading=_moved(
+            score, f"higher than {base}", f"lower than {base}", "within noise: not every interval excludes 0"
+        ),
+    )
+    return score, line
+
+
+def _noise_line(label: str, base: str, splits: Mapping[str, NoiseSplit], judged: set[str]) -> ReadingLine:
+    """``judged``: the models whose split came from judge repeats."""
+
+    def part(model: str) -> str:
+        split = splits[model]
+        judge = num(split.se_judge) if model in judged else NOT_MEASURED_JUDGE
+        return f"{model} sampling {num(split.se_sampling)}, judge {judge}"
+
+    measured = {label, base} <= judged
+
+    def combined(attribute: str) -> float | None:
+        values = [getattr(splits[m], attribute) for m in (label, base)]
+        return None if any(v is None for v in values) else math.sqrt(sum(v * v for v in values))
+
+    sampling, judge = combined("se_sampling"), combined("se_judge")
+    figures = f"standard errors of each mean: {part(label)}; {part(base)}"
+    if not measured:
+        reading = "the answers' spread includes the judge's; one verdict per answer cannot tell them apart"
+    elif sampling is not None and judge is not None and sampling + judge > 0:
+        share = judge * judge / (sampling * sampling + judge * judge)
+        figures += f"; of the difference: sampling {num(sampling)}, judge {num(judge)}"
+        reading = f"the judge makes {share:.0%} of the difference's measurement variance"
+    else:
+        reading = "too few answers or verdicts to split the noise"
+    return ReadingLine(topic="Noise in the score", figures=figures, reading=reading)
+
+
+def _rate(rate: RateSummary) -> str:
+    return with_interval(rate.rate, rate.ci)
+
+
+def _gate_line(
+    label: str, base: str, rates: Mapping[str, RateSummary], design: FinetuneDesign | None, repeats: int
+) -> ReadingLine:
+    figures = f"pass rate {base} {_rate(rates[base])}, {label} {_rate(rates[label])}"
+    reading = mcnemar_reading(design.mcnemar, repeats) if design is not None else "no paired gate test"
+    return ReadingLine(topic="Gate", figures=figures, reading=reading)
+
+
+def _kind(kinds: Mapping[str, Difference], kind: str, units: int) -> Finding:
+    difference = kinds.get(kind)
+    if difference is None or difference.n_questions == 0:
+        return Finding(side="undefined", figure=NO_COMPONENTS)
+    shown = with_interval(difference.mean_difference, difference.ci, signed=True)
+    return finding(difference.mean_difference, difference.ci, units=min(units, difference.n_questions), figure=shown)
+
+
+def _components_line(facts: Finding, reasoning: Finding, gate: Finding) -> ReadingLine:
+    def moved(name: str, found: Finding) -> str:
+        if found.figure == NO_COMPONENTS:
+            return f"{name}: {NO_COMPONENTS}"
+        return f"{name} " + _moved(found, "rose", "fell", "within noise")
+
+    return ReadingLine(
+        topic="Facts versus reasoning",
+        figures=f"share of points, fine-tune − base: binary facts {facts.figure}; reasoning {reasoning.figure}; "
+        f"gate {gate.figure}",
+        reading=f"{moved('facts', facts)}; {moved('reasoning', reasoning)}",
+    )
+
+
+def _membership(results: RunResults, label: str) -> tuple[Finding | None, ReadingLine]:
+    report = membership_of(results)
+    model = next((m for m in report.models if m.label == label), None) if report is not None else None
+    if report is None or model is None:
+        return None, ReadingLine(topic="Membership", figures="–", reading=NOT_MEASURED_MEMBERSHIP)
+    reference = next((a for a in model.aucs if a.signal == "reference"), None)
+    units = min(len(report.member_documents), len(report.held_out_documents))
+    sides = (
+        f"{report.n_members} / {report.n_held_out} passages of {len(report.member_documents)} / "
+        f"{len(report.held_out_documents)} documents (trained on / held out)"
+    )
+    if reference is None:
+        return Finding(side="undefined"), ReadingLine(topic="Membership", figures=sides, reading="no reference ratio")
+    result = reference.result
+    shown = with_interval(result.auc, result.ci)
+    found = finding(result.auc, result.ci, units=units, figure=f"AUC {shown}", null=0.5)
+    others = sorted(
+        (a for a in model.aucs if a.signal != "reference" and a.result.auc is not None),
+        key=lambda a: -(a.result.auc or 0.0),
+    )
+    figures = [f"reference ratio AUC {shown}"]
+    figures += [f"{others[0].name} {with_interval(others[0].result.auc, others[0].result.ci)}"] if others else []
+    reading = reference.reading
+    control = next((m for m in report.models if m.is_base), None)
+    if control is not None and any(a.result.ci is not None and a.result.ci.low > 0.5 for a in control.aucs):
+        reading += "; the base separates the split too, so only the reference ratio counts"
+    return found, ReadingLine(topic="Membership", figures="; ".join([*figures, sides]), reading=reading)
+
+
+def _paraphrase(test: ParaphraseInput | None, label: str, base: str) -> tuple[Finding | None, ReadingLine]:
+    if test is None:
+        return None, ReadingLine(topic="Paraphrase", figures="–", reading=NOT_MEASURED_PARAPHRASE)
+    shown = with_interval(test.difference, test.ci, signed=True)
+    figures = (
+        f"drop under paraphrase: {label} {num(test.finetune_drop, signed=True)}, {base} "
+        f"{num(test.base_drop, signed=True)}; extra drop {shown} over {test.n_pairs} pairs (points of 10)"
+    )
+    if test.n_pairs < MIN_QUESTIONS:
+        reading = f"too few paraphrased pairs to read ({test.n_pairs}; {MIN_QUESTIONS} needed)"
+        return Finding(side="undefined", figure=shown), ReadingLine(
+            topic="Paraphrase", figures=figures, reading=reading
+        )
+    found = finding(test.difference, test.ci, units=test.n_pairs, figure=shown)
+    reading = _moved(
+        found,
+        f"loses more than {base} under paraphrase: its score leans on the source's wording",
+        f"loses less than {base} under paraphrase",
+        f"keeps its score under paraphrase as {base} does",
+    )
+    return found, ReadingLine(topic="Paraphrase", figures=figures, reading=reading)
+
+
+def _judge_line(gated: bool | None, line: str) -> ReadingLine:
+    if gated is None:
+        return ReadingLine(topic="Judge", figures="–", reading="gate not checked: every reading here is provisional")
+    reading = "gated: its figures count" if gated else "NOT gated: every reading here is provisional"
+    return ReadingLine(topic="Judge", figures=line or "–", reading=reading)
+
+
+def fine_tune_readings(
+    results: RunResults,
+    analysis: RunAnalysis,
+    *,
+    noise: Mapping[str, NoiseSplit] | None = None,
+    paraphrase: Mapping[str, ParaphraseInput] | None = None,
+    judge_gated: bool | None = None,
+    judge_line: str = "",
+) -> list[FineTuneReading]:
+    """One reading per fine-tune (the base has none), in the pass's model order.
+
+    ``noise`` gives a model's split from judge repeats; a model missing from it gets
+    :func:`sampling_noise` of its scores, judge noise not measured. ``judge_gated`` is
+    the judge gate's decision (None: not checked) and ``judge_line`` its sentence.
+    """
+    base = results.base
+    designs = {d.label: d for d in analysis.design.finetunes} if analysis.design is not None else {}
+    rates = {m.label: m.gate for m in analysis.models}
+    splits = {m: (noise or {}).get(m) or sampling_noise(results.score_matrix(m)) for m in results.models}
+    readings = []
+    for figures in analysis.finetunes:
+        label = figures.label
+        design = designs.get(label)
+        units = design.clustered.n_clusters if design is not None else figures.difference.n_questions
+        score, score_line = _score(figures, design, base, units)
+        facts, reasoning = (_kind(figures.kind_differences, k, units) for k in ("binary", "reasoning"))
+        gate_share = _kind(figures.kind_differences, "gate", units)
+        membership, membership_line = _membership(results, label)
+        para, para_line = _paraphrase((paraphrase or {}).get(label), label, base)
+        judged = {m for m in (label, base) if m in (noise or {}) and splits[m].se_judge is not None}
+        evidence = Evidence(
+            label=label,
+            base=base,
+            n_questions=figures.difference.n_questions,
+            score=score,
+            facts=facts,
+            reasoning=reasoning,
+            membership=membership,
+            paraphrase=para,
+            judge_gated=judge_gated,
+        )
+        readings.append(
+            FineTuneReading(
+                label=label,
+                base=base,
+                heading=f"Reading: {label} against {base}",
+                verdict=decide(evidence),
+                lines=[
+                    score_line,
+                    _noise_line(label, base, splits, judged),
+                    _gate_line(label, base, rates, design, results.repeats),
+                    _components_line(facts, reasoning, gate_share),
+                    membership_line,
+                    para_line,
+                    _judge_line(judge_gated, judge_line),
+                ],
+                evidence=evidence,
+                noise={m: splits[m] for m in (label, base)},
+                judge_noise_measured={label, base} <= judged,
+            )
+        )
+    return readings
+
+
+def reading_rows(reading: FineTuneReading) -> list[list[str]]:
+    """The evidence table's rows, as the view and the PDF print them."""
+    return [[line.topic, line.figures, line.reading] for line in reading.lines]

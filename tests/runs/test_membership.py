@@ -13,6 +13,7 @@ from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
 from gtreview.core.stats_membership import loss, min_k, min_k_plus, zlib_loss
 from gtreview.inference.backend import TokenScores
 from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.results.membership_text import membership_summary
 from gtreview.runs.membership import (
     MembershipSplit,
     SplitError,
@@ -155,6 +156,23 @@ def test_a_base_that_separates_the_split_too_is_named_as_a_confound() -> None:
     assert report.readings[1] == (
         f"tuned does not tell its training documents from held-out ones on this split; "
         f"the signal that counts: {reference.reading}"
+    )
+
+
+def test_the_report_resamples_documents_and_gives_no_interval_from_one() -> None:
+    passages, by_model = synthetic_report(base_gap=0.0)
+    report = membership_report(["base", "tuned"], passages, by_model, n_boot=300, seed=1)
+    loss_auc = next(a for a in report.models[1].aucs if a.signal == "loss").result
+    assert (loss_auc.resampled, loss_auc.n_member_documents, loss_auc.n_non_member_documents) == ("documents", 3, 3)
+    assert "(95% interval, resampling documents)" in auc_reading("Loss", loss_auc)
+    assert "resampling documents within each side" in membership_summary(report)
+
+    lonely = [p.model_copy(update={"document": "one"}) if p.side == "member" else p for p in passages]
+    single = membership_report(["base", "tuned"], lonely, by_model, n_boot=300, seed=1)
+    result = next(a for a in single.models[1].aucs if a.signal == "loss").result
+    assert result.auc == pytest.approx(1.0) and result.ci is None and result.n_member_documents == 1
+    assert auc_reading("Loss", result) == (
+        "Loss: AUC 1.00, no interval: a side has 1 document(s), and an interval cannot be clustered by document below two"
     )
 
 

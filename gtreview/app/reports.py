@@ -77,5 +77,6 @@ def write_report(
         agreement=agreement,
         gate_line=gate.line,
         gated=gate.gated,
+        gate_details=gate.details,
     )
     return ReportResult(path=path, cover=cover, gate=gate)

@@ -4,6 +4,7 @@ per-question table, failures and unscored items, and the full configuration."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from gtreview.report.document import (
     ScatterPoint,
     Table,
 )
+from gtreview.report.gate_section import add_gate_section
 from gtreview.report.membership_section import add_membership_section
 from gtreview.report.pdf import render_pdf
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
@@ -44,9 +46,11 @@ def build_report(
     agreement: Any = None,
     gate_line: str = "",
     gated: bool = False,
+    gate_details: Sequence[str] = (),
 ) -> ReportDocument:
     """``gate_line`` is the judge gate's sentence (gtreview.app.judge_gate), printed on the
-    cover as it is in the results view: quietly when ``gated``, as an alarm when not."""
+    cover as it is in the results view: quietly when ``gated``, as an alarm when not;
+    ``gate_details`` its per-criterion lines, given a section of their own."""
     doc = ReportDocument(
         cover_notice=Paragraph(text=gate_line, style="finding" if gated else "alarm") if gate_line else None,
         title=f"Benchmark report: {results.name}",
@@ -73,6 +77,7 @@ def build_report(
         _probes(doc, results, analysis)
         _probes_by_section(doc, results)
         add_membership_section(doc, results)
+    add_gate_section(doc, gate_line, gate_details)
     if agreement is not None and agreement.n_graded:
         _agreement(doc, agreement)
     _configuration(doc, results)
@@ -606,8 +611,16 @@ def write_run_report(
     agreement: Any = None,
     gate_line: str = "",
     gated: bool = False,
+    gate_details: Sequence[str] = (),
 ) -> Path:
     document = build_report(
-        results, analysis, set_name=set_name, signoff=signoff, agreement=agreement, gate_line=gate_line, gated=gated
+        results,
+        analysis,
+        set_name=set_name,
+        signoff=signoff,
+        agreement=agreement,
+        gate_line=gate_line,
+        gated=gated,
+        gate_details=gate_details,
     )
     return render_pdf(document, out)

@@ -52,7 +52,7 @@ class ResultsController(QObject):
             bundle = shown.bundle
             self.view.set_runs(shown.runs, shown.run_id)
             self.view.show_results(bundle.results, bundle.analysis, bundle.status)
-            self.view.set_judge_gate(bundle.gate.line, bundle.gate.gated)
+            self.view.set_judge_gate(bundle.gate.line, bundle.gate.gated, bundle.gate.details)
             self.view.set_leaderboard(shown.leaderboard)
             if turn:
                 self.opened.emit(shown.run_id)

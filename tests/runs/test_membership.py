@@ -15,6 +15,7 @@ from gtreview.inference.backend import TokenScores
 from gtreview.inference.llama_engine import BatchedLlamaEngine
 from gtreview.results.membership_text import membership_summary
 from gtreview.runs.membership import (
+    MembershipReport,
     MembershipSplit,
     SplitError,
     SplitPassage,
@@ -198,3 +199,15 @@ def test_membership_on_the_tiny_models_while_the_probes_have_them_open(tiny_gguf
     lora = report.models[1]
     assert all(p.values["min_k_plus"] is not None and p.values["reference"] is not None for p in lora.passages)
     assert all(a.result.auc is not None and 0 <= a.result.auc <= 1 for a in lora.aucs)
+
+
+def test_a_report_kept_before_documents_were_resampled_says_it_resampled_passages() -> None:
+    passages, by_model = synthetic_report(base_gap=0.0)
+    stored = membership_report(["base", "tuned"], passages, by_model, n_boot=50, seed=1).model_dump(mode="json")
+    for model in stored["models"]:  # as an older gtreview wrote it: no resampling unit, no document counts
+        for auc in model["aucs"]:
+            for key in ("resampled", "n_member_documents", "n_non_member_documents"):
+                del auc["result"][key]
+    old = MembershipReport.model_validate(stored)
+    assert old.models[1].aucs[0].result.resampled == "passages"
+    assert "stratified bootstrap intervals over passages" in membership_summary(old)

@@ -10,9 +10,11 @@ Two tests, both asked of the pass as it was run, never of the set as it is now:
 * **The expert.** Where the expert has graded a blind sample of the pass's answers, the
   judge's own verdicts are compared with the expert's: the gate as sensitivity and
   specificity (expert as truth, Wilson intervals), totals as quadratic weighted kappa
-  and Krippendorff's interval alpha (bootstrap over questions). The gate passes when the
-  95% lower bound of the project's measure reaches the project's threshold. With no
-  blind grades the gate rests on the fixtures alone, and says so.
+  and Krippendorff's interval alpha (bootstrap over questions), and criterion by
+  criterion, pooled by kind (:mod:`gtreview.app.gate_criteria`). The gate passes when
+  the 95% lower bound of the project's measure on totals, and of every pooled criterion
+  with graded answers, reaches the project's threshold. With no blind grades the gate
+  rests on the fixtures alone, and says so.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ from enum import StrEnum
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
+from gtreview.app.gate_criteria import (
+    CriterionAgreement,
+    GradedPair,
+    criteria_agreement,
+    criteria_details,
+    criterion_text,
+)
 from gtreview.app.project_settings import GateMeasure, judge_gate_measure, judge_gate_threshold
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import redact
@@ -71,7 +80,9 @@ class ExpertGate(BaseModel):
     kappa: KappaResult
     alpha: AlphaResult
     lower_bound: float | None  # of the chosen measure; None when its interval is undefined
-    passed: bool
+    totals_passed: bool  # the lower bound on totals reaches the threshold
+    criteria: list[CriterionAgreement]  # gate, binary, reasoning: pooled by kind
+    passed: bool  # totals and every criterion with graded answers
 
 
 class JudgeGate(BaseModel):
@@ -84,6 +95,7 @@ class JudgeGate(BaseModel):
     expert: ExpertGate | None  # None: no expert sample graded
     reasons: list[str]  # why it is not gated, in plain words (empty when gated)
     line: str  # "Judge gated: …" or "Judge NOT gated: …", as the view and the PDF cover print it
+    details: list[str] = []  # the per-criterion lines under it (gate_criteria.criteria_details)
 
 
 def judge_gate(engine: Engine, run_id: int, *, results: RunResults | None = None, seed: int = 0) -> JudgeGate:
@@ -96,8 +108,10 @@ def judge_gate(engine: Engine, run_id: int, *, results: RunResults | None = None
     fixtures_passed = bool(questions) and all(q.state is FixtureState.REPRODUCED for q in questions)
     expert = _expert_gate(engine, results, judge_gate_measure(engine), judge_gate_threshold(engine), seed)
     reasons = _fixture_reasons(results, questions) if not fixtures_passed else []
-    if expert is not None and not expert.passed:
+    if expert is not None and not expert.totals_passed:
         reasons.append(_expert_text(expert))
+    if expert is not None:
+        reasons.extend(criterion_text(c) for c in expert.criteria if c.blocks)
     gated = fixtures_passed and (expert is None or expert.passed)
     return JudgeGate(
         run_id=results.run_id,
@@ -109,6 +123,7 @@ def judge_gate(engine: Engine, run_id: int, *, results: RunResults | None = None
         expert=expert,
         reasons=reasons,
         line=_line(gated, len(questions), expert, reasons),
+        details=criteria_details(expert.criteria) if expert is not None else [],
     )
 
 
@@ -182,16 +197,16 @@ def _named(qids: list[str]) -> str:
 # -- the expert -------------------------------------------------------------------------
 
 
-def _judge_own(sample: SampleResult) -> tuple[bool, float] | None:
-    """The judge's own gate and total: kept beside an expert's override, so an answer the
-    expert later settled still counts against the judge that got it wrong."""
+def _judge_own(sample: SampleResult) -> tuple[bool, float, dict[str, int]] | None:
+    """The judge's own gate, total and awards: kept beside an expert's override, so an
+    answer the expert later settled still counts against the judge that got it wrong."""
     if sample.adjudicated:
         if sample.judge_gate_passed is None or sample.judge_total is None:
             return None
-        return sample.judge_gate_passed, sample.judge_total
+        return sample.judge_gate_passed, sample.judge_total, sample.judge_awards
     if sample.status is not SampleStatus.SCORED or sample.gate_passed is None or sample.total is None:
         return None
-    return sample.gate_passed, sample.total
+    return sample.gate_passed, sample.total, sample.awards
 
 
 def _expert_gate(
@@ -203,6 +218,8 @@ def _expert_gate(
     judge_totals: list[int | None] = []
     expert_totals: list[int | None] = []
     qids: list[str] = []
+    pairs: list[GradedPair] = []
+    questions = {q.id: q for q in results.questions}
     for grade in adjudication_repo.grades(engine, results.run_id):
         sample = by_generation.get(grade.generation_key)
         own = _judge_own(sample) if grade.blind and sample is not None else None
@@ -213,11 +230,23 @@ def _expert_gate(
         judge_totals.append(round(own[1]))
         expert_totals.append(grade.total)
         qids.append(sample.qid)
+        if sample.qid in questions:
+            pairs.append(
+                GradedPair(
+                    question=questions[sample.qid],
+                    judge_gate=own[0],
+                    judge_awards=own[2],
+                    expert_gate=grade.gate_passed,
+                    expert_awards=adjudication_repo.awards_of(grade),
+                )
+            )
     if not qids:
         return None
     totals = total_agreement(judge_totals, expert_totals, question_ids=qids, seed=seed)
     interval: Interval | None = totals.kappa.ci if measure == "weighted_kappa" else totals.alpha.ci
     lower = interval.low if interval is not None else None
+    totals_passed = lower is not None and lower >= threshold
+    criteria = criteria_agreement(pairs, threshold, seed=seed)
     return ExpertGate(
         n_graded=len(qids),
         measure=measure,
@@ -226,7 +255,9 @@ def _expert_gate(
         kappa=totals.kappa,
         alpha=totals.alpha,
         lower_bound=lower,
-        passed=lower is not None and lower >= threshold,
+        totals_passed=totals_passed,
+        criteria=criteria,
+        passed=totals_passed and not any(c.blocks for c in criteria),
     )
 
 
@@ -248,7 +279,7 @@ def _expert_text(expert: ExpertGate) -> str:
     name = MEASURE_NAMES[expert.measure]
     if expert.lower_bound is None:
         verdict = "no interval to read (too few blind-graded answers)"
-    elif expert.passed:
+    elif expert.totals_passed:
         verdict = f"lower bound at or above the project's {expert.threshold:.2f}"
     else:
         verdict = f"lower bound below the project's {expert.threshold:.2f}"
@@ -266,4 +297,8 @@ def _line(gated: bool, n_questions: int, expert: ExpertGate | None, reasons: lis
     fixtures = f"all {n_questions} questions' calibration fixtures reproduced by this judge and prompt"
     if expert is None:
         return f"Judge gated: {fixtures}; no expert sample graded, so the gate rests on the fixtures alone."
-    return f"Judge gated: {fixtures}; {_expert_text(expert)}."
+    graded = [c.name for c in expert.criteria if c.n_answers]
+    criteria = (
+        f"; per criterion ({', '.join(graded)}) every lower bound at or above the project's {expert.threshold:.2f}"
+    )
+    return f"Judge gated: {fixtures}; {_expert_text(expert)}{criteria if graded else ''}."

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Literal, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
 from gtreview.core.errors import UserError
@@ -101,19 +101,55 @@ def set_judge_gate_measure(engine: Engine, measure: str) -> str:
     return JUDGE_GATE_MEASURE
 
 
+GATE_SETTING_KEYS = frozenset({JUDGE_GATE_THRESHOLD, JUDGE_GATE_MEASURE})
+"""The settings a judge gate reads: a view that shows a gate refreshes when one changes."""
+
+
+class JudgeGateSettings(BaseModel):
+    """What the judge's agreement with the expert must reach for its figures to count."""
+
+    measure: GateMeasure
+    threshold: float
+
+
+def judge_gate_settings(engine: Engine) -> JudgeGateSettings:
+    return JudgeGateSettings(measure=judge_gate_measure(engine), threshold=judge_gate_threshold(engine))
+
+
+def set_judge_gate_settings(
+    engine: Engine, *, threshold: float | None = None, measure: str | None = None
+) -> frozenset[str]:
+    """Keep the threshold and/or the measure; both are checked before either is written,
+    so a bad value changes nothing. Returns the keys written."""
+    if threshold is not None and (not math.isfinite(threshold) or not -1 <= threshold <= 1):
+        raise GateSettingError(f"a judge-gate threshold is an agreement in -1..1, not {threshold}")
+    if measure is not None and measure not in GATE_MEASURES:
+        raise GateSettingError(f"{measure!r} is not a judge-gate measure ({', '.join(GATE_MEASURES)})")
+    changed = set()
+    if threshold is not None:
+        changed.add(set_judge_gate_threshold(engine, threshold))
+    if measure is not None:
+        changed.add(set_judge_gate_measure(engine, measure))
+    return frozenset(changed)
+
+
 __all__ = [
     "DEFAULT_GATE_MEASURE",
     "DEFAULT_GATE_THRESHOLD",
     "GATE_MEASURES",
+    "GATE_SETTING_KEYS",
     "LAST_PASS",
     "GateMeasure",
     "GateSettingError",
+    "JudgeGateSettings",
     "judge_gate_measure",
+    "judge_gate_settings",
     "judge_gate_threshold",
     "last_pass",
     "project_judge",
     "set_approval_requires_calibration",
     "set_judge_gate_measure",
+    "set_judge_gate_settings",
     "set_judge_gate_threshold",
     "set_last_pass",
     "set_project_judge",

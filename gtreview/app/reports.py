@@ -79,5 +79,6 @@ def write_report(
         gate_line=gate.line,
         gated=gate.gated,
         readings=readings_of(results, analysis, gate),
+        gate_details=gate.details,
     )
     return ReportResult(path=path, cover=cover, gate=gate)

@@ -44,6 +44,8 @@ def results(args: argparse.Namespace) -> int:
     level = f"{figures.interval_level:.0%}"
     print(f"run {figures.run_id}: {figures.name} ({figures.status.value}, {figures.repeats} repeat(s))")
     print(f"  {gate.line}")
+    for line in gate.details:  # the gate criterion by criterion, as the view's tooltip and the PDF give it
+        print(f"    {line}")
     print(f"  {'model':<16} {'mean':>6} {level + ' interval':>16} {'errors':>7} {'unscored':>9} {'settled':>8}")
     for model in figures.models:
         interval = f"[{_num(model.ci_low)}, {_num(model.ci_high)}]"

@@ -548,14 +548,10 @@ def total_agreement(
     replicates = _replicate_weights(clusters, n_boot, seed)
 
     if replicates is not None:
-        size = len(categories)
         codes_j = _category_codes(judge, categories, "judge")
         codes_e = _category_codes(expert, categories, "expert")
-        cells = np.zeros((x.size, size * size))
-        cells[np.arange(x.size), codes_j * size + codes_e] = 1.0
-        tables = (replicates @ cells).reshape(-1, size, size)
-        boot_kappa = _kappa_from_tables(tables, _disagreement_weights(size, weights))[0]
-        kappa = kappa.model_copy(update={"ci": percentile_interval(boot_kappa)})
+        disagreement = _disagreement_weights(len(categories), weights)
+        kappa = kappa.model_copy(update={"ci": _kappa_interval(codes_j, codes_e, disagreement, replicates)})
 
     pairs = np.column_stack([x, y]) if x.size else np.empty((0, 2))
     alpha = _alpha_result(pairs, "interval", question_ids=None, n_boot=0, seed=seed, replicate_weights=replicates)
@@ -570,6 +566,61 @@ def total_agreement(
         mean_signed_difference=float(diff.mean()) if diff.size else None,
         msd_ci=_ratio_interval(diff, replicates),
     )
+
+
+def _kappa_interval(
+    codes_a: _IntArray, codes_b: _IntArray, disagreement: FloatArray, replicates: FloatArray
+) -> Interval | None:
+    """Percentile interval of kappa over resampled items: each replicate's contingency
+    table is its weights times the items' one-hot cells (replicates where kappa is
+    undefined, both raters constant at one category, are skipped)."""
+    size = disagreement.shape[0]
+    cells = np.zeros((codes_a.size, size * size))
+    cells[np.arange(codes_a.size), codes_a * size + codes_b] = 1.0
+    tables = (replicates @ cells).reshape(-1, size, size)
+    return percentile_interval(_kappa_from_tables(tables, disagreement)[0])
+
+
+def kappa_with_interval(
+    a: Sequence[Label],
+    b: Sequence[Label],
+    *,
+    weights: Literal["none", "linear", "quadratic"] = "none",
+    categories: Sequence[int] = TOTAL_CATEGORIES,
+    question_ids: Sequence[object] | None = None,
+    n_boot: int = 2000,
+    seed: Seed = 0,
+) -> KappaResult:
+    """Cohen's kappa (``weights="none"``, nominal labels) or weighted kappa (ordered
+    ``categories``) with its percentile bootstrap interval.
+
+    The estimate is :func:`cohens_kappa`'s or :func:`weighted_kappa`'s. The interval
+    resamples items, or whole questions when ``question_ids`` (one per item) are given:
+    several ratings of one question (its repeats, its components) are not independent
+    evidence. It is None below two resampling units, as every interval here.
+    """
+    _check_lengths(a, b)
+    if weights == "none":
+        point = cohens_kappa(a, b)
+        index: dict[Label, int] = {}
+        for label in (*a, *b):
+            index.setdefault(label, len(index))
+        codes_a = np.array([index[x] for x in a], dtype=np.int64)
+        codes_b = np.array([index[x] for x in b], dtype=np.int64)
+        disagreement: FloatArray = 1.0 - np.eye(max(len(index), 1))
+    else:
+        ints_a = [v for v in a if isinstance(v, int) and not isinstance(v, bool)]
+        ints_b = [v for v in b if isinstance(v, int) and not isinstance(v, bool)]
+        if len(ints_a) != len(a) or len(ints_b) != len(b):
+            raise ValueError("weighted kappa needs integer points on both sides, not labels")
+        point = weighted_kappa(ints_a, ints_b, categories=categories, weights=weights)
+        codes_a = _category_codes(ints_a, list(categories), "rater a")
+        codes_b = _category_codes(ints_b, list(categories), "rater b")
+        disagreement = _disagreement_weights(len(list(categories)), weights)
+    replicates = _replicate_weights(_cluster_index(question_ids, len(a)), n_boot, seed)
+    if replicates is None:
+        return point
+    return point.model_copy(update={"ci": _kappa_interval(codes_a, codes_b, disagreement, replicates)})
 
 
 def component_agreement(

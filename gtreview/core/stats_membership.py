@@ -6,12 +6,21 @@ passage. All are oriented as published; ``MEMBER_SIDE`` says which end points to
 The AUC is what calibrates a signal on this very run: the analyst's split of
 documents into trained-on and held-out is the ground truth, and a signal whose AUC
 interval covers 1/2 says nothing about memorisation here.
+
+The split is made of documents, and passages of one document share its author, era,
+subject and wording, so they are not independent evidence. Given each passage's
+document, :func:`membership_auc` resamples documents (within each side, taking all of a
+drawn document's passages: a stratified cluster bootstrap, Field & Welsh 2007) instead of
+passages; resampling passages of a few long documents would give an interval far
+narrower than the evidence. With fewer than two documents on a side there is nothing to
+resample and no interval is given.
 """
 
 from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -49,6 +58,12 @@ class AucResult(StatModel):
     n_members: int
     n_non_members: int
     n_missing: int  # passages without a finite signal, left out
+    # What the interval resampled: "documents" (each side's documents, with all their
+    # passages) or "passages" (when no documents were given, and in reports kept before
+    # intervals were clustered). Documents are counted over passages with a signal.
+    resampled: Literal["passages", "documents"] = "passages"
+    n_member_documents: int | None = None
+    n_non_member_documents: int | None = None
 
 
 def _logprobs(values: npt.ArrayLike, name: str = "logprobs") -> FloatArray:
@@ -131,6 +146,23 @@ def _comparisons(members: FloatArray, non_members: FloatArray) -> FloatArray:
     return np.asarray((difference > 0) + 0.5 * (difference == 0), dtype=np.float64)
 
 
+def _cluster_codes(clusters: Sequence[object] | None, size: int, who: str) -> npt.NDArray[np.int64] | None:
+    if clusters is None:
+        return None
+    if len(clusters) != size:
+        raise StatInputError(f"{len(clusters)} documents for {size} {who}")
+    index: dict[object, int] = {}
+    return np.array([index.setdefault(c, len(index)) for c in clusters], dtype=np.int64)
+
+
+def _side_weights(codes: npt.NDArray[np.int64] | None, size: int, count: int, rng: np.random.Generator) -> FloatArray:
+    """(count, passages): how often each passage is drawn, alone or with its document."""
+    if codes is None:
+        return bootstrap_weights(size, n_boot=count, rng=rng)
+    used, dense = np.unique(codes, return_inverse=True)
+    return bootstrap_weights(used.size, n_boot=count, rng=rng)[:, dense]
+
+
 def membership_auc(
     members: npt.ArrayLike,
     non_members: npt.ArrayLike,
@@ -138,34 +170,62 @@ def membership_auc(
     member_side: Literal["low", "high"],
     n_boot: int = 2000,
     seed: Seed = 0,
+    member_documents: Sequence[object] | None = None,
+    non_member_documents: Sequence[object] | None = None,
 ) -> AucResult:
     """AUC of one signal on the trained-on / held-out split, with a stratified bootstrap.
 
     The AUC is the Mann-Whitney U of the members over n1 n2. Resampling each group on
     its own keeps the split's sizes fixed, as the analyst fixed them. Passages whose
     signal is NaN are left out and counted. Source: Hanley & McNeil (1982), Radiology 143(1).
+
+    ``member_documents`` and ``non_member_documents`` (one per passage, both or neither)
+    make the resampling unit the document: each replicate draws each side's documents
+    with replacement and counts every passage of a drawn document as often as it was
+    drawn, so the AUC replicate is the weighted Mann-Whitney statistic over the drawn
+    passages. With one passage per document this is the passage bootstrap, draw for
+    draw (the same seed gives the same interval). Below two documents on a side the
+    interval is None: one document resampled is always itself.
     """
     if member_side not in ("low", "high"):
         raise StatInputError(f"member_side is 'low' or 'high', got {member_side!r}")
+    if (member_documents is None) != (non_member_documents is None):
+        raise StatInputError("give the documents of both sides' passages, or of neither")
     a, b = _oriented(members, member_side), _oriented(non_members, member_side)
     if np.isinf(a).any() or np.isinf(b).any():
         raise StatInputError("membership signals hold infinite values; a missing one is NaN")
+    codes_a = _cluster_codes(member_documents, a.size, "member passages")
+    codes_b = _cluster_codes(non_member_documents, b.size, "held-out passages")
     missing = int(np.isnan(a).sum() + np.isnan(b).sum())
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    keep_a, keep_b = ~np.isnan(a), ~np.isnan(b)
+    a, b = a[keep_a], b[keep_b]
+    codes_a = codes_a[keep_a] if codes_a is not None else None
+    codes_b = codes_b[keep_b] if codes_b is not None else None
+    units_a = np.unique(codes_a).size if codes_a is not None else a.size
+    units_b = np.unique(codes_b).size if codes_b is not None else b.size
+    result = AucResult(
+        auc=None,
+        ci=None,
+        n_members=int(a.size),
+        n_non_members=int(b.size),
+        n_missing=missing,
+        resampled="passages" if codes_a is None else "documents",
+        n_member_documents=None if codes_a is None else int(units_a),
+        n_non_member_documents=None if codes_b is None else int(units_b),
+    )
     if a.size == 0 or b.size == 0:
-        return AucResult(auc=None, ci=None, n_members=int(a.size), n_non_members=int(b.size), n_missing=missing)
+        return result
     table = _comparisons(a, b)
     ci = None
-    if n_boot >= 1 and a.size >= 2 and b.size >= 2:
+    if n_boot >= 1 and units_a >= 2 and units_b >= 2:
         rng = rng_from(seed)
         rows = max(1, _CHUNK_CELLS // table.size)
         replicates = []
         for start in range(0, n_boot, rows):
             count = min(rows, n_boot - start)
-            wa = bootstrap_weights(a.size, n_boot=count, rng=rng)
-            wb = bootstrap_weights(b.size, n_boot=count, rng=rng)
-            replicates.append(((wa @ table) * wb).sum(axis=1) / (a.size * b.size))
+            wa = _side_weights(codes_a, a.size, count, rng)
+            wb = _side_weights(codes_b, b.size, count, rng)
+            # the drawn passages' count varies with the documents drawn, so divide by it
+            replicates.append(((wa @ table) * wb).sum(axis=1) / (wa.sum(axis=1) * wb.sum(axis=1)))
         ci = percentile_interval(np.concatenate(replicates))
-    return AucResult(
-        auc=float(table.mean()), ci=ci, n_members=int(a.size), n_non_members=int(b.size), n_missing=missing
-    )
+    return result.model_copy(update={"auc": float(table.mean()), "ci": ci})

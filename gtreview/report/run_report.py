@@ -4,6 +4,7 @@ per-question table, failures and unscored items, and the full configuration."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from gtreview.report.document import (
     ScatterPoint,
     Table,
 )
+from gtreview.report.gate_section import add_gate_section
 from gtreview.report.membership_section import add_membership_section
 from gtreview.report.pdf import render_pdf
 from gtreview.report.reading_section import add_reading_section
@@ -47,9 +49,11 @@ def build_report(
     gate_line: str = "",
     gated: bool = False,
     readings: list[FineTuneReading] | None = None,
+    gate_details: Sequence[str] = (),
 ) -> ReportDocument:
     """``gate_line`` is the judge gate's sentence (gtreview.app.judge_gate), printed on the
-    cover as it is in the results view: quietly when ``gated``, as an alarm when not.
+    cover as it is in the results view: quietly when ``gated``, as an alarm when not;
+    ``gate_details`` its per-criterion lines, given a section of their own.
     ``readings`` are the fine-tunes' readings as the view shows them; without them they are
     read from the figures and the gate (not checked when there is no ``gate_line``)."""
     if readings is None:
@@ -81,6 +85,7 @@ def build_report(
         _probes(doc, results, analysis)
         _probes_by_section(doc, results)
         add_membership_section(doc, results)
+    add_gate_section(doc, gate_line, gate_details)
     if agreement is not None and agreement.n_graded:
         _agreement(doc, agreement)
     _configuration(doc, results)
@@ -615,6 +620,7 @@ def write_run_report(
     gate_line: str = "",
     gated: bool = False,
     readings: list[FineTuneReading] | None = None,
+    gate_details: Sequence[str] = (),
 ) -> Path:
     document = build_report(
         results,
@@ -625,5 +631,6 @@ def write_run_report(
         gate_line=gate_line,
         gated=gated,
         readings=readings,
+        gate_details=gate_details,
     )
     return render_pdf(document, out)

@@ -19,13 +19,20 @@ def membership_of(results: RunResults) -> MembershipReport | None:
 
 def membership_summary(report: MembershipReport) -> str:
     """What was tested, and how to read an AUC."""
+    by_documents = all(a.result.resampled == "documents" for m in report.models for a in m.aucs)
+    intervals = (
+        "Intervals are 95% bootstrap intervals resampling documents within each side (with all their passages), "
+        "since passages of one document are not independent; a side with fewer than two documents gets none."
+        if by_documents  # a report kept before intervals were clustered says what it did
+        else "Intervals are 95% stratified bootstrap intervals over passages, which passages of one document do "
+        "not make independent: with few documents they are optimistic."
+    )
     return (
         f"{report.n_members} passages of {len(report.member_documents)} documents the fine-tune was trained on and "
         f"{report.n_held_out} of {len(report.held_out_documents)} held out, scored by every model; an AUC is the "
         f"chance that a trained-on passage looks more familiar than a held-out one (0.5: no better than chance; "
         f"Min-K% and Min-K%++ with k = {report.k:.0%}; the reference ratio is the fine-tune's loss less the base's). "
-        "Intervals are 95% stratified bootstrap intervals over passages, which passages of one document do not "
-        "make independent: with few documents they are optimistic."
+        + intervals
     )
 
 

@@ -14,10 +14,10 @@ kind (era, style, subject) and a fine-tune's loss-type AUCs overstate what it le
 the reference ratio, which subtracts the base's loss per passage, is the signal built
 to see through that (Carlini et al. 2021; Mireshghallah et al. 2022).
 
-Passages, not documents, are the units of the AUC (as in the published attacks);
-passages of one document are not independent, so the report also gives how many
-documents each side holds, and an interval from few documents should be read as
-optimistic.
+Passages are the units of the AUC (as in the published attacks), but documents are the
+units of its interval: passages of one document are not independent, so the bootstrap
+resamples each side's documents with all their passages. A side with fewer than two
+documents gets no interval, rather than a falsely narrow one from its passages.
 """
 
 from __future__ import annotations
@@ -200,9 +200,17 @@ def auc_reading(name: str, result: AucResult) -> str:
     if result.auc is None:
         return f"{name}: no AUC (a side has no passage with this signal)"
     figure = f"AUC {result.auc:.2f}"
+    by_documents = result.resampled == "documents"
     if result.ci is None:
+        if by_documents:
+            fewest = min(result.n_member_documents or 0, result.n_non_member_documents or 0)
+            return (
+                f"{name}: {figure}, no interval: a side has {fewest} document(s), and an interval cannot be "
+                "clustered by document below two"
+            )
         return f"{name}: {figure}, too few passages on a side for an interval"
-    figure += f" [{result.ci.low:.2f}, {result.ci.high:.2f}] ({result.ci.level:.0%} interval)"
+    unit = ", resampling documents" if by_documents else ""
+    figure += f" [{result.ci.low:.2f}, {result.ci.high:.2f}] ({result.ci.level:.0%} interval{unit})"
     if result.ci.low > 0.5:
         return f"{name} separates training from held-out documents: {figure}"
     if result.ci.high < 0.5:
@@ -219,7 +227,13 @@ def _aucs(rows: Sequence[PassageSignals], signals: Sequence[Signal], n_boot: int
             return np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
 
         result = membership_auc(
-            column("member"), column("held-out"), member_side=MEMBER_SIDE[signal], n_boot=n_boot, seed=seed
+            column("member"),
+            column("held-out"),
+            member_side=MEMBER_SIDE[signal],
+            n_boot=n_boot,
+            seed=seed,
+            member_documents=[r.document for r in rows if r.side == "member"],
+            non_member_documents=[r.document for r in rows if r.side == "held-out"],
         )
         name = SIGNAL_NAMES[signal]
         out.append(

@@ -7,15 +7,23 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 from sqlalchemy import Engine
 
 from gtreview import __version__
-from gtreview.app.project_settings import project_judge, set_approval_requires_calibration, set_project_judge
+from gtreview.app.project_settings import (
+    JudgeGateSettings,
+    judge_gate_settings,
+    project_judge,
+    set_approval_requires_calibration,
+    set_judge_gate_settings,
+    set_project_judge,
+)
 from gtreview.app.question_calibration import approval_requires_calibration
 from gtreview.logging_setup import log_path
+from gtreview.ui.dialogs.judge_gate_dialog import JudgeGateDialog
 from gtreview.ui.ops import CollectionOp, OpChanges, QueryOp
 
 if TYPE_CHECKING:
@@ -87,6 +95,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
         window, edit_menu, "&Preferences…", QKeySequence.StandardKey.Preferences, lambda: _preferences(window)
     )
     actions["judge"] = _action(window, edit_menu, "&Judge model…", None, lambda: _ask_judge(window))
+    actions["judge_gate"] = _action(window, edit_menu, "Judge &gate…", None, lambda: _ask_judge_gate(window))
 
     review_menu = bar.addMenu("&Review")
     controller = window.controller
@@ -271,6 +280,25 @@ def _ask_judge(window: MainWindow) -> None:
         dialog.open()
 
     QueryOp(window, op=lambda: project_judge(engine), success=ask).run_in_background()
+
+
+def _ask_judge_gate(window: MainWindow) -> None:
+    """The gate's threshold and measure, read and saved off the GUI thread."""
+    engine = window.project.engine
+
+    def save(threshold: float, measure: str) -> None:
+        def change() -> OpChanges:
+            return OpChanges(settings=set_judge_gate_settings(engine, threshold=threshold, measure=measure))
+
+        CollectionOp(window, change).run_in_background(initiator=window)
+
+    def ask(current: JudgeGateSettings) -> None:
+        dialog = JudgeGateDialog(current, window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the window keeps no closed dialogs
+        dialog.accepted.connect(lambda: save(*dialog.chosen()))
+        dialog.open()
+
+    QueryOp(window, op=lambda: judge_gate_settings(engine), success=ask).run_in_background()
 
 
 def _open_project(window: MainWindow) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 from sqlalchemy import Engine
 
+from gtreview.app.project_settings import GATE_SETTING_KEYS
 from gtreview.app.results import ResultsBundle, load_results, reportable_runs
 from gtreview.ui.ops import LatestQuery, OpChanges, failure_kind, failure_message, notify
 from gtreview.ui.widgets.results_view import ResultsView, leaderboard_rows
@@ -52,7 +53,7 @@ class ResultsController(QObject):
             bundle = shown.bundle
             self.view.set_runs(shown.runs, shown.run_id)
             self.view.show_results(bundle.results, bundle.analysis, bundle.status)
-            self.view.set_judge_gate(bundle.gate.line, bundle.gate.gated)
+            self.view.set_judge_gate(bundle.gate.line, bundle.gate.gated, bundle.gate.details)
             self.view.reading.show_readings(bundle.readings)
             self.view.set_leaderboard(shown.leaderboard)
             if turn:
@@ -65,8 +66,10 @@ class ResultsController(QObject):
         self._load.run(read, show, failed)
 
     def on_changes(self, changes: OpChanges, _initiator: object = None) -> None:
-        """Decisions on the shown pass change its figures; any pass changes the leaderboard."""
-        if self.run_id is None or not (self.run_id in changes.adjudications or changes.runs):
+        """Decisions on the shown pass change its figures; any pass changes the leaderboard;
+        the judge gate's settings change its gate line."""
+        gate_settings = bool(changes.settings & GATE_SETTING_KEYS)
+        if self.run_id is None or not (self.run_id in changes.adjudications or changes.runs or gate_settings):
             return
         if self.view.isVisible():
             self.show_results(self.run_id, turn=False)

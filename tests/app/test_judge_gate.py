@@ -18,6 +18,7 @@ import pytest
 from pypdf import PdfReader
 
 from gtreview.app import adjudication as adj
+from gtreview.app.gate_criteria import MIN_ANSWERS, CriterionState, criteria_details
 from gtreview.app.judge_gate import FixtureState, JudgeGate, judge_gate
 from gtreview.app.project_settings import (
     GateSettingError,
@@ -27,6 +28,7 @@ from gtreview.app.project_settings import (
 from gtreview.app.question_calibration import calibrate_questions
 from gtreview.app.reports import write_report
 from gtreview.app.sample_project import ensure_sample_project
+from gtreview.core.grading import ComponentKind
 from gtreview.core.rubric import Question
 from gtreview.core.statistics import total_agreement, wilson_interval
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
@@ -233,6 +235,15 @@ def test_blind_grades_that_agree_gate_the_judge(project: Project) -> None:
     assert 0 < passes < 24
     assert "against the expert on 24 blind-graded answers, weighted kappa on totals 1.00 [1.00, 1.00]" in gate.line
     assert gate.line.startswith("Judge gated: all 10 questions'")
+    # criterion by criterion (the sample set has a gate and reasoning criteria, no binary ones)
+    gate_c, binary, reasoning = expert.criteria
+    assert gate_c.kind is ComponentKind.GATE and gate_c.n_answers == 24 and gate_c.lower_bound == 1.0
+    assert binary.state is CriterionState.NONE and reasoning.state is CriterionState.CLEARS
+    assert reasoning.n_answers == sum(1 for j, e, *_ in graded if j and e) >= MIN_ANSWERS
+    assert gate.line.endswith(
+        "; per criterion (gate, reasoning criteria) every lower bound at or above the project's 0.60."
+    )
+    assert gate.details == criteria_details(expert.criteria) and len(gate.details) == 4
 
 
 def test_blind_grades_that_disagree_do_not_gate_the_judge(project: Project) -> None:
@@ -264,11 +275,17 @@ def test_blind_grades_that_disagree_do_not_gate_the_judge(project: Project) -> N
     )
     assert "lower bound below the project's 0.60 (gate sensitivity " in gate.line
 
-    set_judge_gate_threshold(project.engine, -1.0)  # a project that accepts any agreement
+    set_judge_gate_threshold(project.engine, -1.0)  # a project that accepts any agreement on totals...
+    few = judge_gate(project.engine, 1)
+    assert few.expert is not None and few.expert.totals_passed and not few.gated  # ...still needs every criterion
+    assert few.reasons == ["reasoning criteria: too few graded answers (8) for an interval"]
+    assert few.line == "Judge NOT gated: reasoning criteria: too few graded answers (8) for an interval."
+    graded += _grade(project, agree=False, size=16)  # every answer of the pass graded: enough of them both passed
     assert judge_gate(project.engine, 1).gated
     set_judge_gate_measure(project.engine, "krippendorff_alpha")
     alpha = judge_gate(project.engine, 1)
     assert alpha.expert is not None and alpha.expert.measure == "krippendorff_alpha"
+    reference = total_agreement([g[2] for g in graded], [g[3] for g in graded], question_ids=[g[4] for g in graded])
     assert reference.alpha.ci is not None and alpha.expert.lower_bound == reference.alpha.ci.low
     assert "Krippendorff's alpha" in alpha.line
 

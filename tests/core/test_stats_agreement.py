@@ -24,6 +24,7 @@ from gtreview.core.statistics import (
     cohens_kappa,
     component_agreement,
     inter_rater,
+    kappa_with_interval,
     krippendorff_alpha,
     mean_absolute_difference,
     most_disagreeing,
@@ -474,3 +475,69 @@ def test_inter_rater_needs_two_experts() -> None:
     none_shared = inter_rater({"e1": {"a": (True, 5)}, "e2": {"b": (False, 0)}})
     assert none_shared.pairs[0].n == 0 and none_shared.pairs[0].mad is None
     assert none_shared.total_alpha.alpha is None
+
+
+# --------------------------------------------------------------------------- kappa with an interval
+
+
+def _by_hand_interval(
+    kappa_of: object, a: list[object], b: list[object], questions: list[str], n_boot: int, seed: int
+) -> tuple[float, float]:
+    """The cluster bootstrap written out: draw questions with replacement (the same draws
+    as ``bootstrap_weights``), take every item of each drawn question, kappa, percentiles."""
+    names = list(dict.fromkeys(questions))
+    items = {q: [i for i, x in enumerate(questions) if x == q] for q in names}
+    draws = np.random.default_rng(seed).integers(0, len(names), size=(n_boot, len(names)))
+    values = []
+    for row in draws:
+        picked = [i for d in row for i in items[names[d]]]
+        value = kappa_of([a[i] for i in picked], [b[i] for i in picked]).kappa  # type: ignore[operator]
+        if value is not None:
+            values.append(value)
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def test_kappa_with_interval_is_the_cluster_bootstrap_written_out() -> None:
+    rng = np.random.default_rng(21)
+    questions = [f"q{i // 3}" for i in range(45)]
+    expert = [bool(x) for x in rng.random(45) < 0.5]
+    judge = [e if rng.random() < 0.8 else not e for e in expert]
+    result = kappa_with_interval(judge, expert, question_ids=questions, n_boot=300, seed=4)
+    assert result.kappa == cohens_kappa(judge, expert).kappa and result.weights == "none"
+    assert result.ci is not None
+    low, high = _by_hand_interval(cohens_kappa, list(judge), list(expert), questions, 300, 4)
+    assert (result.ci.low, result.ci.high) == pytest.approx((low, high))
+
+    points_e = [int(x) for x in rng.integers(0, 4, 45)]
+    points_j = [int(np.clip(e + rng.integers(-1, 2), 0, 3)) for e in points_e]
+    weighted = kappa_with_interval(
+        points_j, points_e, weights="quadratic", categories=range(4), question_ids=questions, n_boot=300, seed=4
+    )
+    assert weighted.kappa == weighted_kappa(points_j, points_e, categories=range(4)).kappa
+
+    def quadratic(x: list[int], y: list[int]) -> object:
+        return weighted_kappa(x, y, categories=range(4))
+
+    assert weighted.ci is not None
+    low, high = _by_hand_interval(quadratic, list(points_j), list(points_e), questions, 300, 4)
+    assert (weighted.ci.low, weighted.ci.high) == pytest.approx((low, high))
+
+
+def test_kappa_with_interval_on_totals_is_total_agreements_kappa() -> None:
+    rng = np.random.default_rng(22)
+    expert = [int(x) for x in rng.integers(0, 11, 60)]
+    judge = [int(np.clip(e + rng.integers(-2, 3), 0, 10)) for e in expert]
+    questions = [f"q{i // 4}" for i in range(60)]
+    totals = total_agreement(judge, expert, question_ids=questions, n_boot=400, seed=9)
+    alone = kappa_with_interval(judge, expert, weights="quadratic", question_ids=questions, n_boot=400, seed=9)
+    assert alone == totals.kappa
+
+
+def test_kappa_with_interval_edges() -> None:
+    one_question = kappa_with_interval([True, False, True], [True, False, False], question_ids=["q"] * 3)
+    assert one_question.kappa is not None and one_question.ci is None  # one cluster: no interval
+    with pytest.raises(ValueError, match="integer points"):
+        kappa_with_interval([True, False], [1, 0], weights="quadratic")
+    with pytest.raises(ValueError, match="not one of the categories"):
+        kappa_with_interval([11], [3], weights="quadratic")

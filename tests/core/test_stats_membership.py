@@ -15,6 +15,7 @@ import pytest
 
 from gtreview.core.statistics import (
     MEMBER_SIDE,
+    AucResult,
     StatInputError,
     loss,
     membership_auc,
@@ -101,3 +102,85 @@ def test_auc_leaves_missing_signals_out() -> None:
     assert (result.auc, result.n_members, result.n_non_members, result.n_missing) == (1.0, 2, 1, 1)
     assert result.ci is None  # one non-member cannot be resampled into a spread
     assert membership_auc([], [1.0], member_side="high").auc is None
+
+
+def _documents(side: str, n_documents: int, per_document: int) -> list[str]:
+    return [f"{side}{d}" for d in range(n_documents) for _ in range(per_document)]
+
+
+def test_clustered_auc_is_still_mann_whitney() -> None:
+    rng = np.random.default_rng(11)
+    members, non_members = rng.normal(0.4, 1.0, 18), rng.normal(0.0, 1.0, 15)
+    result = membership_auc(
+        members,
+        non_members,
+        member_side="high",
+        n_boot=200,
+        member_documents=_documents("m", 6, 3),
+        non_member_documents=_documents("h", 5, 3),
+    )
+    assert result.auc == pytest.approx(stats.mannwhitneyu(members, non_members).statistic / (18 * 15))
+    assert (result.resampled, result.n_member_documents, result.n_non_member_documents) == ("documents", 6, 5)
+
+
+def test_one_passage_per_document_resamples_exactly_as_passages() -> None:
+    rng = np.random.default_rng(12)
+    members, non_members = rng.normal(0.3, 1.0, 20), rng.normal(0.0, 1.0, 17)
+    plain = membership_auc(members, non_members, member_side="high", n_boot=1000, seed=5)
+    clustered = membership_auc(
+        members,
+        non_members,
+        member_side="high",
+        n_boot=1000,
+        seed=5,
+        member_documents=[f"m{i}" for i in range(20)],
+        non_member_documents=[f"h{i}" for i in range(17)],
+    )
+    assert plain.resampled == "passages" and clustered.resampled == "documents"
+    assert clustered.ci == plain.ci and clustered.auc == plain.auc
+
+
+def test_copies_of_passages_narrow_the_passage_interval_but_not_the_document_one() -> None:
+    """The old interval was overconfident: a document's passages counted as independent
+    evidence, so saying the same thing twice looked like twice the evidence."""
+    rng = np.random.default_rng(13)
+    documents_m, documents_h = _documents("m", 8, 3), _documents("h", 8, 3)
+    # each document shifts all its passages alike: the documents, not the passages, carry the evidence
+    members = np.repeat(rng.normal(0.5, 1.0, 8), 3) + rng.normal(0, 0.2, 24)
+    non_members = np.repeat(rng.normal(0.0, 1.0, 8), 3) + rng.normal(0, 0.2, 24)
+    twice_m, twice_h = np.repeat(members, 2), np.repeat(non_members, 2)
+
+    def width(result: AucResult) -> float:
+        assert result.ci is not None
+        return result.ci.high - result.ci.low
+
+    once = membership_auc(members, non_members, member_side="high", n_boot=2000, seed=2)
+    doubled = membership_auc(twice_m, twice_h, member_side="high", n_boot=2000, seed=2)
+    assert width(doubled) < 0.8 * width(once)  # resampling passages: twice the passages, a narrower interval
+
+    by_document = membership_auc(
+        members, non_members, member_side="high", n_boot=2000, seed=2,
+        member_documents=documents_m, non_member_documents=documents_h,
+    )  # fmt: skip
+    doubled_by_document = membership_auc(
+        twice_m, twice_h, member_side="high", n_boot=2000, seed=2,
+        member_documents=list(np.repeat(documents_m, 2)), non_member_documents=list(np.repeat(documents_h, 2)),
+    )  # fmt: skip
+    # the same documents drawn give the same AUC, copies or not (blocks of draws differ with the table's size)
+    assert width(doubled_by_document) == pytest.approx(width(by_document), rel=0.05)
+    assert width(by_document) > width(once)  # and the documents' interval is the wider, honest one
+
+
+def test_fewer_than_two_documents_on_a_side_give_no_interval() -> None:
+    result = membership_auc(
+        [1.0, 2.0, 3.0],
+        [0.0, 0.5, 1.5],
+        member_side="high",
+        member_documents=["only", "only", "only"],
+        non_member_documents=["a", "b", "c"],
+    )
+    assert result.auc is not None and result.ci is None and result.n_member_documents == 1
+    with pytest.raises(StatInputError, match="both sides"):
+        membership_auc([1.0], [0.0], member_side="high", member_documents=["a"])
+    with pytest.raises(StatInputError, match="2 documents for 1 member passages"):
+        membership_auc([1.0], [0.0], member_side="high", member_documents=["a", "b"], non_member_documents=["c"])

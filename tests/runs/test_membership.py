@@ -13,7 +13,9 @@ from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
 from gtreview.core.stats_membership import loss, min_k, min_k_plus, zlib_loss
 from gtreview.inference.backend import TokenScores
 from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.results.membership_text import membership_summary
 from gtreview.runs.membership import (
+    MembershipReport,
     MembershipSplit,
     SplitError,
     SplitPassage,
@@ -158,6 +160,23 @@ def test_a_base_that_separates_the_split_too_is_named_as_a_confound() -> None:
     )
 
 
+def test_the_report_resamples_documents_and_gives_no_interval_from_one() -> None:
+    passages, by_model = synthetic_report(base_gap=0.0)
+    report = membership_report(["base", "tuned"], passages, by_model, n_boot=300, seed=1)
+    loss_auc = next(a for a in report.models[1].aucs if a.signal == "loss").result
+    assert (loss_auc.resampled, loss_auc.n_member_documents, loss_auc.n_non_member_documents) == ("documents", 3, 3)
+    assert "(95% interval, resampling documents)" in auc_reading("Loss", loss_auc)
+    assert "resampling documents within each side" in membership_summary(report)
+
+    lonely = [p.model_copy(update={"document": "one"}) if p.side == "member" else p for p in passages]
+    single = membership_report(["base", "tuned"], lonely, by_model, n_boot=300, seed=1)
+    result = next(a for a in single.models[1].aucs if a.signal == "loss").result
+    assert result.auc == pytest.approx(1.0) and result.ci is None and result.n_member_documents == 1
+    assert auc_reading("Loss", result) == (
+        "Loss: AUC 1.00, no interval: a side has 1 document(s), and an interval cannot be clustered by document below two"
+    )
+
+
 def engine(model: Path, lora: Path | None = None) -> BatchedLlamaEngine:
     return BatchedLlamaEngine(model, lora_path=lora, n_seq_max=4, n_ctx=1024, n_threads=2, flash_attn=False)
 
@@ -180,3 +199,15 @@ def test_membership_on_the_tiny_models_while_the_probes_have_them_open(tiny_gguf
     lora = report.models[1]
     assert all(p.values["min_k_plus"] is not None and p.values["reference"] is not None for p in lora.passages)
     assert all(a.result.auc is not None and 0 <= a.result.auc <= 1 for a in lora.aucs)
+
+
+def test_a_report_kept_before_documents_were_resampled_says_it_resampled_passages() -> None:
+    passages, by_model = synthetic_report(base_gap=0.0)
+    stored = membership_report(["base", "tuned"], passages, by_model, n_boot=50, seed=1).model_dump(mode="json")
+    for model in stored["models"]:  # as an older gtreview wrote it: no resampling unit, no document counts
+        for auc in model["aucs"]:
+            for key in ("resampled", "n_member_documents", "n_non_member_documents"):
+                del auc["result"][key]
+    old = MembershipReport.model_validate(stored)
+    assert old.models[1].aucs[0].result.resampled == "passages"
+    assert "stratified bootstrap intervals over passages" in membership_summary(old)

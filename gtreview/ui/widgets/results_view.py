@@ -7,7 +7,7 @@ passes compare in the leaderboard."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
@@ -170,10 +170,12 @@ class ResultsView(QWidget):
             style_plot(plot, self.palette())
         self._style_gate()
 
-    def set_judge_gate(self, line: str, gated: bool) -> None:
-        """The judge gate's line, as the PDF cover prints it; in bold red when not gated."""
+    def set_judge_gate(self, line: str, gated: bool, details: Sequence[str] = ()) -> None:
+        """The judge gate's line, as the PDF cover prints it; in bold red when not gated.
+        Its per-criterion lines (the PDF's "Judge gate" section) are the tooltip."""
         self.gated = gated
         self.judge_gate.setText(line)
+        self.judge_gate.setToolTip("\n".join(details))
         self.judge_gate.setVisible(bool(line))
         self._style_gate()
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.app.editing import SaveResult, save_content
+from gtreview.app.editing import save_content
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding
 from gtreview.core.paraphrases import brought_up_to_date, new_paraphrase, next_paraphrase_id, same_wording
@@ -31,6 +31,17 @@ class ParaphraseAdded(BaseModel):
     set_id: int
     qid: str
     original: str
+    findings: list[Finding]
+
+
+class ParaphraseUpdate(BaseModel):
+    """What bringing a paraphrase up to date did: its version after, and whether it changed."""
+
+    qid: str
+    original: str
+    version: int
+    changed: bool
+    withdrawn: ReviewStatus | None = None  # the status the new version took away (an approval)
     findings: list[Finding]
 
 
@@ -96,7 +107,7 @@ def add_paraphrase(
 
 def update_from_original(
     engine: Engine, set_id: int, qid: str, *, author: str, base_version: int | None = None
-) -> SaveResult:
+) -> ParaphraseUpdate:
     """Give the paraphrase ``qid`` its original's current rubric, keeping its wording (a
     new version, which withdraws an approval like any edit; none when already in step)."""
     try:
@@ -113,7 +124,7 @@ def update_from_original(
     if original.get("paraphrase_of") is not None:
         raise ParaphraseError(f"{qid} names {original_id}, itself a paraphrase; name the original question first")
     updated = brought_up_to_date(paraphrase.to_json_dict(), original)
-    return save_content(
+    saved = save_content(
         engine,
         set_id,
         qid,
@@ -121,4 +132,12 @@ def update_from_original(
         author=author,
         comment=f"rubric brought up to date from {original_id}",
         base_version=version if base_version is None else base_version,
+    )
+    return ParaphraseUpdate(
+        qid=qid,
+        original=original_id,
+        version=saved.version,
+        changed=saved.version != version,
+        withdrawn=saved.withdrawn,
+        findings=saved.findings,
     )

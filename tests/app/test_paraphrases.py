@@ -82,13 +82,14 @@ def test_an_edited_original_leaves_its_paraphrase_stale_until_it_is_brought_up_t
     assert review.question_detail(engine, review.corpus_index(engine), set_id, "A1").paraphrases == ["A1-P1"]
 
     saved = update_from_original(engine, set_id, "A1-P1", author="expert")
-    assert saved.version == 2
+    assert saved.version == 2 and saved.changed and saved.original == "A1"
     updated = sets_repo.load_question(engine, set_id, "A1-P1")
     assert updated.question == WORDING and updated.do_not_credit == ["Blames the assayer."]
     detail = review.question_detail(engine, review.corpus_index(engine), set_id, "A1-P1")
     assert not [f for f in detail.findings if f.code.startswith("paraphrase")]
     assert history(engine, set_id, "A1-P1")[-1].comment == "rubric brought up to date from A1"
-    assert update_from_original(engine, set_id, "A1-P1", author="expert").version == 2  # in step: nothing saved
+    again = update_from_original(engine, set_id, "A1-P1", author="expert")
+    assert (again.version, again.changed) == (2, False)  # in step: nothing saved
 
 
 def test_only_a_paraphrase_is_brought_up_to_date(setup: tuple[Engine, int]) -> None:

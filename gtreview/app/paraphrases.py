@@ -141,3 +141,19 @@ def update_from_original(
         withdrawn=saved.withdrawn,
         findings=saved.findings,
     )
+
+
+class ParaphraseSource(BaseModel):
+    """What the "New paraphrase" dialog starts from: the question, its wording and what it rewords."""
+
+    qid: str
+    wording: str
+    paraphrase_of: str | None = None
+
+
+def paraphrase_source(engine: Engine, set_id: int, qid: str) -> ParaphraseSource:
+    try:
+        question = sets_repo.load_question(engine, set_id, qid)
+    except KeyError:
+        raise ParaphraseError(f"the set has no question {qid}") from None
+    return ParaphraseSource(qid=qid, wording=question.question or "", paraphrase_of=question.paraphrase_of)

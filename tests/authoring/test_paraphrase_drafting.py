@@ -18,6 +18,7 @@ from gtreview.cli.common import EXIT_OK, EXIT_USAGE
 from gtreview.cli.main import main
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, CompletionResult
+from gtreview.inference.context_fit import PromptCounts, PromptsDoNotFit
 from gtreview.judging.prompts import load_template
 from gtreview.store import sets_repo
 from gtreview.store.project import Project, create_project
@@ -174,3 +175,17 @@ def test_cli_draft_still_needs_its_own_options(capsys: pytest.CaptureFixture[str
     assert main(["draft", "--model", "x", "--project", str(tmp_path)]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--questions" in err
+
+
+class SmallContext(ScriptedBackend):
+    """A model whose context holds no paraphrase prompt: the check refuses before any call."""
+
+    def count_prompt_tokens(self, requests: list[CompletionRequest]) -> PromptCounts:
+        return PromptCounts(tokens=tuple(500 for _ in requests), context=1024)
+
+
+def test_prompts_that_do_not_fit_are_refused_before_any_call(project: Project) -> None:
+    backend = SmallContext(paraphrase_reply)
+    with pytest.raises(PromptsDoNotFit, match="paraphrase drafting"):
+        draft_set_paraphrases(project.engine, 1, "s", per_question=1, actor="geo", open_backend=lambda _s: backend)
+    assert backend.requests == [] and len(sets_repo.list_questions(project.engine, 1)) == 2

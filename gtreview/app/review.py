@@ -18,7 +18,7 @@ from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, count_errors, count_warnings
 from gtreview.core.locator_findings import is_unresolved, unresolved_findings
 from gtreview.core.rubric import Question, Rubric
-from gtreview.core.validation import validate_question
+from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store import sets_repo, tables
@@ -43,6 +43,7 @@ class QuestionRow(BaseModel):
     unresolved: int = 0  # evidence locators the corpus does not resolve (counted in ``errors``)
     reproduced: int | None = None  # fixtures the judge reproduced when this version was last calibrated
     search_text: str = ""  # every text of the question, casefolded: what the search box looks in
+    paraphrase_of: str = ""  # the question this one rewords ("" for an original)
 
     @property
     def has_findings(self) -> bool:
@@ -73,6 +74,7 @@ class QuestionDetail(BaseModel):
     version: int
     findings: list[Finding]
     evidence: list[LocatorResolution]
+    paraphrases: list[str] = []  # the questions that reword this one, in set order
 
 
 def _is_calibration_finding(finding: Finding) -> bool:
@@ -111,10 +113,12 @@ def _row(
     summary: sets_repo.QuestionSummary,
     content: dict[str, Any],
     index: CorpusIndex | None,
-    calibrated: tables.CalibrationRun | None = None,
+    calibrated: tables.CalibrationRun | None,
+    others: dict[str, dict[str, Any]],
 ) -> QuestionRow:
-    findings = question_findings(content, index)
+    findings = question_findings(content, index) + paraphrase_findings(content, others)
     calibration = content.get("calibration")
+    original = content.get("paraphrase_of")
     return QuestionRow(
         qid=summary.qid,
         section=str(content.get("section") or ""),
@@ -129,6 +133,7 @@ def _row(
         unresolved=sum(1 for f in findings if is_unresolved(f)),
         reproduced=_reproduced(calibrated),
         search_text=" ".join(_texts(content)).casefold(),
+        paraphrase_of=original if isinstance(original, str) else "",
     )
 
 
@@ -152,17 +157,37 @@ def _texts(value: Any) -> list[str]:
 def question_rows(engine: Engine, set_id: int, index: CorpusIndex | None = None) -> list[QuestionRow]:
     """Every row; with the corpus index, unresolved locators are counted among the errors."""
     calibrated = sets_repo.latest_calibration_runs(engine, set_id)
-    return [
-        _row(summary, content, index, calibrated.get(summary.qid))
-        for summary, content in sets_repo.current_contents(engine, set_id)
-    ]
+    contents = sets_repo.current_contents(engine, set_id)
+    by_id = {summary.qid: content for summary, content in contents}
+    return [_row(summary, content, index, calibrated.get(summary.qid), by_id) for summary, content in contents]
+
+
+def original_of(engine: Engine, set_id: int, content: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The question a paraphrase names, by id (none for an original, or a name the set lacks)."""
+    original_id = content.get("paraphrase_of")
+    if not isinstance(original_id, str):
+        return {}
+    try:
+        return {original_id: sets_repo.load_question(engine, set_id, original_id).to_json_dict()}
+    except KeyError:
+        return {}
 
 
 def question_row(engine: Engine, set_id: int, qid: str, index: CorpusIndex | None = None) -> QuestionRow:
     """One refreshed row, after an edit or a review action on that question."""
     summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == qid)
     content = sets_repo.load_question(engine, set_id, qid).to_json_dict()
-    return _row(summary, content, index, sets_repo.latest_calibration_run(engine, set_id, qid))
+    others = original_of(engine, set_id, content)
+    return _row(summary, content, index, sets_repo.latest_calibration_run(engine, set_id, qid), others)
+
+
+def with_paraphrases(engine: Engine, set_id: int, qids: list[str]) -> list[str]:
+    """``qids`` and the paraphrases of each: an edit of an original changes whether its
+    paraphrases still carry its rubric, so their rows are read again with it."""
+    wanted = list(dict.fromkeys(qids))
+    for qid in qids:
+        wanted += [p for p in sets_repo.paraphrase_ids(engine, set_id, qid) if p not in wanted]
+    return wanted
 
 
 def status_counts(rows: list[QuestionRow]) -> dict[sets_repo.ReviewStatus, int]:
@@ -194,14 +219,17 @@ def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -
     question = sets_repo.load_question(engine, set_id, qid)
     summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == qid)
     evidence = [index.resolve(item.source or "", item.locator or "") for item in question.evidence]
+    content = question.to_json_dict()
     return QuestionDetail(
         set_id=set_id,
         question=question,
         review_status=summary.review_status,
         version=summary.current_version,
-        findings=validate_question(question.to_json_dict())
-        + (unresolved_findings(question.id, evidence) if checks_locators(index) else []),
+        findings=validate_question(content)
+        + (unresolved_findings(question.id, evidence) if checks_locators(index) else [])
+        + paraphrase_findings(content, original_of(engine, set_id, content)),
         evidence=evidence,
+        paraphrases=sets_repo.paraphrase_ids(engine, set_id, qid),
     )
 
 
@@ -251,7 +279,7 @@ def set_overview(
     if qids is None:
         rows = question_rows(engine, set_id, index)
     else:
-        rows = [question_row(engine, set_id, q, index) for q in qids]
+        rows = [question_row(engine, set_id, q, index) for q in with_paraphrases(engine, set_id, qids)]
     signed = signoffs(engine, set_id)
     return SetOverview(
         set_id=set_id,

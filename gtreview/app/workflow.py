@@ -13,13 +13,13 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from gtreview.app.question_calibration import approval_requires_calibration, latest_calibration
-from gtreview.app.review import checks_locators, corpus_index, resolve_evidence
+from gtreview.app.review import checks_locators, corpus_index, original_of, resolve_evidence
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding, count_errors
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.locator_findings import unresolved_findings
 from gtreview.core.rubric import Rubric, rubric_to_json_text
-from gtreview.core.validation import validate_question
+from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets_repo
 from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signed_rubric_text, signoffs
@@ -88,7 +88,10 @@ def approve(
         newest = sets_repo.list_versions(engine, set_id, qid)[-1]
         raise ReviewConflictError(qid, version, checked, newest.author, "approved")
     content = question.to_json_dict()
-    errors = count_errors(validate_question(content))
+    # a paraphrase of no question of the set (or of another paraphrase) is an error like any other
+    errors = count_errors(
+        validate_question(content) + paraphrase_findings(content, original_of(engine, set_id, content))
+    )
     if errors:
         raise WorkflowError(f"{qid} has {errors} validation error(s); fix them before approving")
     if approval_requires_calibration(engine):

@@ -1,4 +1,5 @@
-"""``gtreview draft``: draft a new benchmark set from the project's corpus.
+"""``gtreview draft``: draft a new benchmark set from the project's corpus, and
+``gtreview draft paraphrases``: draft paraphrases of a set's questions.
 
 The drafted set is saved with every question in status draft, flagged where a check
 failed; nothing is approved. The exit status is 0 when every requested question was
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gtreview.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    ID,
     CliError,
     actor,
     add_json,
@@ -30,6 +32,7 @@ from gtreview.core.rubric import AccessMode
 
 if TYPE_CHECKING:
     from gtreview.app.drafting import DraftOutcome
+    from gtreview.app.paraphrase_drafting import ParaphraseDraftOutcome
 
 DEFAULT_CONTEXT_CHARS = 40_000
 MIN_CONTEXT_CHARS = 200
@@ -39,12 +42,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser = commands.add_parser(
         "draft", help="draft a new benchmark set from the project corpus (every question lands as a draft)"
     )
-    parser.add_argument(
-        "--model", type=str, required=True, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL"
-    )
-    parser.add_argument(
-        "--questions", type=int_at_least(1), required=True, metavar="N", help="how many questions to draft"
-    )
+    # not required here: ``draft paraphrases`` has its own; ``draft`` itself checks them (one line)
+    parser.add_argument("--model", type=str, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL")
+    parser.add_argument("--questions", type=int_at_least(1), metavar="N", help="how many questions to draft")
     parser.add_argument("--name", type=str, default=None, help="name of the new set (default: Draft set DATE)")
     parser.add_argument(
         "--access-mode",
@@ -67,10 +67,33 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_project(parser)
     add_json(parser)
     parser.set_defaults(handler=draft)
+    kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=False)
+    paraphrases = kinds.add_parser(
+        "paraphrases",
+        help="draft paraphrases of a set's questions (each lands as a draft with its original's rubric)",
+    )
+    paraphrases.add_argument("qids", nargs="*", metavar="QID", help="the questions to reword (default: every original)")
+    paraphrases.add_argument(
+        "--model", type=str, required=True, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL"
+    )
+    paraphrases.add_argument(
+        "--per-question", type=int_at_least(1), default=2, metavar="N", help="paraphrases per question (default: 2)"
+    )
+    paraphrases.add_argument("--set", dest="set_id", type=ID, default=None, help="set id (default: the only set)")
+    paraphrases.add_argument(
+        "--prices", type=Path, default=None, metavar="FILE", help="a JSON price table (USD per Mtok)"
+    )
+    add_project(paraphrases)
+    add_json(paraphrases)
+    paraphrases.set_defaults(handler=draft_paraphrases)
 
 
 def draft(args: argparse.Namespace) -> int:
     from gtreview.app.drafting import draft_new_set, read_prices
+
+    for option, value in (("--model", args.model), ("--questions", args.questions)):
+        if value is None:
+            raise CliError(f"draft needs {option} (see gtreview draft --help)")
 
     prices = read_prices(args.prices)  # a bad price table is refused before the project opens
     project = open_cli_project(args)
@@ -149,3 +172,69 @@ def _report(args: argparse.Namespace, outcome: DraftOutcome) -> None:
         )
     total = result.total_cost_usd
     print(f"  total cost {total if total == 'unknown' else f'${total:.4f}'}")
+
+
+def draft_paraphrases(args: argparse.Namespace) -> int:
+    from gtreview.app.drafting import read_prices
+    from gtreview.app.paraphrase_drafting import draft_set_paraphrases
+    from gtreview.app.rubrics import chosen_set
+
+    prices = read_prices(args.prices)
+    project = open_cli_project(args)
+    try:
+        set_id = chosen_set(project.engine, args.set_id)
+        cancel = threading.Event()
+        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+        try:
+            progress = _progress_printer(sys.stderr)
+            outcome = draft_set_paraphrases(
+                project.engine,
+                set_id,
+                args.model,
+                per_question=args.per_question,
+                qids=args.qids or None,
+                actor=actor(),
+                prices=prices,
+                progress=None if args.json else lambda done, total: progress("paraphrase", done, total),
+                cancel=cancel,
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    finally:
+        project.close()
+    _report_paraphrases(args, set_id, outcome)
+    if outcome.draft.cancelled:
+        raise CliError("drafting was cancelled; the paraphrases accepted before it are kept", EXIT_FINDINGS)
+    return EXIT_OK if outcome.complete else EXIT_FINDINGS
+
+
+def _report_paraphrases(args: argparse.Namespace, set_id: int, outcome: ParaphraseDraftOutcome) -> None:
+    draft = outcome.draft
+    failures = [{"qid": f.qid, "attempts": f.attempts, "reason": f.reason} for f in draft.failures]
+    if args.json:
+        print_json(
+            {
+                "ok": outcome.complete,
+                "set_id": set_id,
+                "model": draft.model,
+                "added": [{"qid": a.qid, "paraphrase_of": a.original} for a in outcome.added],
+                "failures": failures,
+                "refused": outcome.refused,
+                "usage": draft.usage.model_dump(mode="json"),
+                "total_cost_usd": draft.total_cost_usd,
+                "cancelled": draft.cancelled,
+            }
+        )
+        return
+    print(f"added {len(outcome.added)} draft paraphrases to set {set_id} with {draft.model}")
+    for added in outcome.added:
+        print(f"  {added.qid}: a paraphrase of {added.original}")
+    for failure in failures:
+        print(f"  failed {failure['qid']} after {failure['attempts']} attempts: {failure['reason']}")
+    for refused in outcome.refused:
+        print(f"  not added: {refused}")
+    usage, total = draft.usage, draft.total_cost_usd
+    cost = total if total == "unknown" else f"${total:.4f}"
+    print(
+        f"  {usage.requests} requests, {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens, cost {cost}"
+    )

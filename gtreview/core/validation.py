@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard
 
 from gtreview.core.findings import Finding, Severity
+from gtreview.core.paraphrases import rubric_differs, same_wording
 from gtreview.core.rubric import GATE_ID, TOTAL_POINTS, AccessMode
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -74,6 +75,10 @@ RULES: dict[str, tuple[Severity, str]] = {
     "fixture-gate-partial": (E, "a fixture whose gate passed awards the gate's full points"),
     "fixture-total-range": (E, "expected_total is a whole number from 0 to 10"),
     "fixture-total-mismatch": (E, "a fixture's awards sum to its expected_total"),
+    "paraphrase-of-unknown": (E, "paraphrase_of names a question of the set"),
+    "paraphrase-of-paraphrase": (E, "paraphrase_of names an original question, not another paraphrase"),
+    "paraphrase-same-wording": (W, "a paraphrase words the question differently from its original"),
+    "paraphrase-rubric-stale": (W, "a paraphrase has its original's rubric (bring it up to date after an edit)"),
 }
 
 EVIDENCE_KEYS = ("claim", "source", "locator", "authority", "confidence")
@@ -128,6 +133,10 @@ def validate_rubric(data: dict[str, Any]) -> list[Finding]:
         findings.extend(validate_question(question, path))
     _check_ids(ids, emit)
     _check_fixture_ids(questions, findings)
+    by_id = {q["id"]: q for q in questions if isinstance(q, dict) and _text(q.get("id"))}
+    for index, question in enumerate(questions):
+        if isinstance(question, dict):
+            findings.extend(paraphrase_findings(question, by_id, f"$.questions[{index}]"))
     if isinstance(data.get("benchmark"), dict):
         count = data["benchmark"].get("question_count")
         if is_int(count) and count != len(questions):
@@ -164,6 +173,48 @@ def validate_question(question: dict[str, Any], path: str = "$") -> list[Finding
     _check_gate_block(question, path, points, emit)
     _check_evidence(question, path, emit)
     _check_calibration(question, path, points, emit)
+    return findings
+
+
+def paraphrase_findings(
+    question: dict[str, Any], questions: Mapping[str, dict[str, Any]], path: str = "$"
+) -> list[Finding]:
+    """Findings that need the rest of the set: a paraphrase (``paraphrase_of``) must name an
+    original of the set (``questions``, by id), reword it, and carry its current rubric."""
+    original_id = question.get("paraphrase_of")
+    if original_id is None:
+        return []
+    qid = question.get("id")
+    findings: list[Finding] = []
+    emit = _Sink(qid if isinstance(qid, str) and qid else None, findings)
+    where = f"{path}.paraphrase_of"
+    if not isinstance(original_id, str):
+        emit("field-type", where, "paraphrase_of should be a question id (a string).")
+        return findings
+    original = questions.get(original_id)
+    if original is None or original_id == qid:
+        emit(
+            "paraphrase-of-unknown", where, f"paraphrase_of names {original_id!r}, which is not a question of the set."
+        )
+        return findings
+    if original.get("paraphrase_of") is not None:
+        emit(
+            "paraphrase-of-paraphrase",
+            where,
+            f"{original_id} is itself a paraphrase (of {original.get('paraphrase_of')}); name the original question.",
+        )
+        return findings
+    wording, original_wording = question.get("question"), original.get("question")
+    if isinstance(wording, str) and isinstance(original_wording, str) and same_wording(wording, original_wording):
+        emit("paraphrase-same-wording", f"{path}.question", f"The wording is {original_id}'s own; reword it.")
+    stale = rubric_differs(question, original)
+    if stale:
+        fields = ", ".join(key.replace("_", " ") for key in stale)
+        emit(
+            "paraphrase-rubric-stale",
+            path,
+            f"The rubric differs from {original_id}'s ({fields}); bring it up to date from {original_id}.",
+        )
     return findings
 
 

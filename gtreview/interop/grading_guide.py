@@ -32,6 +32,7 @@ def render_question(question: Question) -> str:
     lines = [f"### {question.id} · {question.title or 'Untitled'}"]
     lines.append(f"**Q.** {question.question or ''}")
     facts = [
+        f"**Paraphrase of:** {question.paraphrase_of} (its marking scheme)" if question.paraphrase_of else "",
         f"**Type:** {question.type}" if question.type else "",
         f"**Difficulty:** {question.difficulty}" if question.difficulty else "",
     ]

@@ -373,6 +373,82 @@ def update_question(
         return SavedVersion(version=version, qid=new_qid, status_before=before, status_after=after)
 
 
+def add_question(
+    engine: Engine,
+    set_id: int,
+    content: Callable[[list[tuple[str, dict[str, Any]]]], dict[str, Any]],
+    *,
+    after: Callable[[str, dict[str, Any]], bool],
+    author: str,
+    comment: str,
+) -> str:
+    """Add a question to the set (version 1, status draft); return its id.
+
+    ``content`` makes the question from the set's current (id, content) pairs, read under
+    the write lock, so an id it picks as free is still free when written. The question is
+    placed after the last question ``after`` accepts (at the end when none does); the
+    questions below it move down one place.
+    """
+    with write_session(engine) as session:
+        rows = list(
+            session.exec(
+                select(tables.Question).where(tables.Question.set_id == set_id).order_by(col(tables.Question.position))
+            )
+        )
+        if session.get(tables.BenchmarkSet, set_id) is None:
+            raise KeyError(f"no benchmark set {set_id}")
+        current = [(row.qid, _current_content(session, row)) for row in rows]
+        new = content(current)
+        qid = str(new.get("id", ""))
+        if any(row.qid == qid for row in rows):
+            raise QuestionIdTakenError(f"the set already has a question {qid}")
+        placed = [row.position for row, (rid, data) in zip(rows, current, strict=True) if after(rid, data)]
+        position = (placed[-1] + 1) if placed else (rows[-1].position + 1 if rows else 0)
+        for row in reversed(rows):  # from the bottom, so no two rows ever share a place
+            if row.position >= position:
+                row.position += 1
+                session.add(row)
+        session.flush()
+        added = tables.Question(set_id=set_id, position=position, qid=qid)
+        session.add(added)
+        session.flush()
+        assert added.id is not None
+        content_hash = _add_version(session, added.id, 1, new, author, comment)
+        session.add(
+            tables.ReviewLog(
+                actor=author,
+                action="add",
+                set_id=set_id,
+                question_id=added.id,
+                version=1,
+                content_hash=content_hash,
+                comment=comment,
+            )
+        )
+        session.commit()
+        return qid
+
+
+def paraphrase_ids(engine: Engine, set_id: int, original_id: str) -> list[str]:
+    """The questions whose current version names ``original_id`` in ``paraphrase_of``, in
+    set order (one query; SQLite reads the key, so no content is parsed here)."""
+    with Session(engine) as session:
+        rows = session.execute(
+            sa_select(col(tables.Question.qid))
+            .join(
+                tables.QuestionVersion,
+                (col(tables.QuestionVersion.question_id) == col(tables.Question.id))
+                & (col(tables.QuestionVersion.version) == col(tables.Question.current_version)),
+            )
+            .where(
+                col(tables.Question.set_id) == set_id,
+                func.json_extract(col(tables.QuestionVersion.content_json), "$.paraphrase_of") == original_id,
+            )
+            .order_by(col(tables.Question.position))
+        ).all()
+        return [qid for (qid,) in rows]
+
+
 def save_question(
     engine: Engine,
     set_id: int,

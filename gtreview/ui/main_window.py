@@ -31,6 +31,7 @@ from gtreview.ui.editing_session import EditSession
 from gtreview.ui.menus import build_menus
 from gtreview.ui.ops import LatestQuery, NoticeKind, OpChanges, OpHub, QueryOp
 from gtreview.ui.pages import PagesMixin
+from gtreview.ui.paraphrase_controller import ParaphraseController
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.question_controller import QuestionController, ReviewWidgets
 from gtreview.ui.results_controller import ResultsController
@@ -133,6 +134,9 @@ class MainWindow(PagesMixin, QMainWindow):
         self._overview = LatestQuery(self)
         self._runs = LatestQuery(self)
         self._connect()
+        self.paraphrases = ParaphraseController(
+            project, self.questions, self.controller.current, self.reviewer_name, self
+        )
         self.menu_actions = build_menus(self)
         self.controller.bind_actions(self.menu_actions, self.pages.currentChanged, self.questions.target_changed)
         self._restore_layout()

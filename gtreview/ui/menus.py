@@ -96,6 +96,14 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     )
     actions["judge"] = _action(window, edit_menu, "&Judge model…", None, lambda: _ask_judge(window))
     actions["judge_gate"] = _action(window, edit_menu, "Judge &gate…", None, lambda: _ask_judge_gate(window))
+    edit_menu.addSeparator()
+    paraphrases = window.paraphrases
+    actions["new_paraphrase"] = _action(
+        window, edit_menu, "New &paraphrase…", "Ctrl+Shift+R", paraphrases.new_paraphrase
+    )
+    actions["update_paraphrase"] = _action(
+        window, edit_menu, "&Update paraphrase from its original", "Ctrl+Shift+U", paraphrases.update_from_original
+    )
 
     review_menu = bar.addMenu("&Review")
     controller = window.controller
@@ -148,6 +156,9 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["next"] = _action(window, go_menu, "&Next question", "Alt+Down", lambda: window.go_next(1))
     actions["previous"] = _action(window, go_menu, "&Previous question", "Alt+Up", lambda: window.go_next(-1))
     actions["next_unreviewed"] = _action(window, go_menu, "Next &unreviewed", "Ctrl+J", window.go_next_unreviewed)
+    actions["go_original"] = _action(
+        window, go_menu, "&Original of this paraphrase", "Ctrl+Shift+O", window.paraphrases.go_to_original
+    )
     actions["search"] = _action(
         window, go_menu, "&Search questions", QKeySequence.StandardKey.Find, _focus_search(window)
     )

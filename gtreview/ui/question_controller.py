@@ -16,14 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 from sqlalchemy import Engine
 
 from gtreview.app import editing, review
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.store.sets_repo import ReviewStatus
-from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp
+from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp, notify
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
@@ -78,6 +78,8 @@ class QuestionController(QObject):
         widgets.tabs.currentChanged.connect(self._tab_shown)
         widgets.question_list.question_selected.connect(self.show_question)
         widgets.history.diff_requested.connect(self._request_diff)
+        widgets.question_view.setOpenLinks(False)  # a link to another question shows it here
+        widgets.question_view.anchorClicked.connect(self._follow_link)
         widgets.editor.checks = lambda content: review.question_findings(content, index.ready)
         proxy = widgets.question_list.proxy
         for signal in (proxy.rowsRemoved, proxy.rowsInserted, proxy.layoutChanged, proxy.modelReset):
@@ -170,7 +172,9 @@ class QuestionController(QObject):
             return _Pane(
                 pane,
                 change_requests_html(pane.history)  # what was asked, where the question is reviewed
-                + html.question_html(detail.question, detail.review_status.value, detail.version, detail.findings),
+                + html.question_html(
+                    detail.question, detail.review_status.value, detail.version, detail.findings, detail.paraphrases
+                ),
             )
 
         self._pane.run(read, self._show_pane)
@@ -237,6 +241,24 @@ class QuestionController(QObject):
         """Show what is saved (after a refused edit)."""
         if self.shown is not None and self.shown == (self.set_id, self.qid):
             self._load_pane(*self.shown)
+
+    def go_to(self, qid: str) -> bool:
+        """Show ``qid`` of the open set (a paraphrase's original, one of its paraphrases);
+        False, said in a notice, when the filters hide it."""
+        if self.w.question_list.select(qid):
+            return True
+        notify(self, f"{qid} is not in the list as filtered; clear the search and filters to show it.", "warning")
+        return False
+
+    def _follow_link(self, url: QUrl) -> None:
+        if url.scheme() == html.QUESTION_LINK:
+            self.go_to(url.path())
+
+    def expect(self, set_id: int, qid: str) -> None:
+        """A change is adding ``qid`` to the open set: select it when the set is read again."""
+        if set_id == self.set_id:
+            self.w.editor.commit_pending()  # belongs to the question being left
+            self.qid = qid
 
     # -- after a change ------------------------------------------------------------
     def renamed(self, set_id: int, old: str, new: str) -> None:

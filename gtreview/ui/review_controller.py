@@ -53,7 +53,17 @@ DONE = {
     "request changes on": "changes requested",
     "retire": "retired",
 }
-QUESTION_ACTIONS = ("start_review", "approve", "request_changes", "reopen", "retire", "calibrate")
+QUESTION_ACTIONS = (
+    "start_review",
+    "approve",
+    "request_changes",
+    "reopen",
+    "retire",
+    "calibrate",
+    "new_paraphrase",
+    "update_paraphrase",
+    "go_original",
+)
 SET_ACTIONS = ("sign_off", "calibrate_set")
 NOTHING_SHOWN = "No question is on screen: show the question page and select a question the filters show."
 SEALED = " Undo history cleared: undo does not reach back past a review decision."

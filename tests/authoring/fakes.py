@@ -203,3 +203,22 @@ class DraftScript:
             return rubric_reply()
         assert stage == "critique" and request.json_schema is not None
         return critique_reply(request.json_schema["properties"]["evidence"]["minItems"])
+
+
+REWORDINGS = (
+    "Once the Garibaldi workings went under water the stamp battery yielded far less gold. What altered in the "
+    "stone to cause that, and what do the assays tell us besides?",
+    "Account for the drop in recovered gold after the Garibaldi shaft met water: which property of the ore "
+    "changed, and how do the assay figures bear on it?",
+    "What happened to the ore of the Garibaldi mine beneath the water level that cut its battery yield, and "
+    "what further light do the assays shed?",
+)
+
+
+def paraphrase_reply(request: CompletionRequest) -> str:
+    """A valid reply to a paraphrase request: as many rewordings as its schema asks for."""
+    assert request.json_schema is not None
+    count = request.json_schema["properties"]["paraphrases"]["minItems"]
+    return json.dumps(
+        {"paraphrases": [{"question": text, "changes": "new verbs; parts reordered"} for text in REWORDINGS[:count]]}
+    )

@@ -31,3 +31,14 @@ def test_skill_shape_variants_are_rendered_whole() -> None:
     guide = render_grading_guide(Rubric.model_validate(skill_shape_rubric()))
     assert "| reef | lode, line of reef, old style |" in guide
     assert "**Accepted variants.** pyrite: mundic, iron pyrites." in guide
+
+
+def test_a_paraphrase_says_what_it_rewords_in_the_guide() -> None:
+    from gtreview.core.paraphrases import new_paraphrase
+    from gtreview.core.rubric import Question
+    from gtreview.interop.grading_guide import render_question
+    from tests.rubric_factory import question
+
+    block = render_question(Question.model_validate(new_paraphrase(question("A1"), "A1-P1", "Reworded?")))
+    assert "**Paraphrase of:** A1 (its marking scheme)" in block
+    assert "Paraphrase of" not in render_question(Question.model_validate(question("A1")))

@@ -10,7 +10,7 @@ from gtreview.app.review import QuestionRow
 
 Index = QModelIndex | QPersistentModelIndex
 
-COLUMNS = ("ID", "Section", "Title", "Difficulty", "Status", "Errors", "Warnings", "Calibration")
+COLUMNS = ("ID", "Section", "Title", "Difficulty", "Status", "Errors", "Warnings", "Calibration", "Paraphrase of")
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 
@@ -78,6 +78,8 @@ class QuestionTableModel(QAbstractTableModel):
             return _sort_key(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 7:
             return _calibration_tip(row)
+        if role == Qt.ItemDataRole.ToolTipRole and row.paraphrase_of and column in (0, 8):
+            return f"A paraphrase of {row.paraphrase_of}: the same rubric, another wording"
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (5, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -115,6 +117,8 @@ def _display(row: QuestionRow, column: int) -> Any:
             return row.warnings
         case 7:
             return row.calibration_text
+        case 8:
+            return row.paraphrase_of
     return None
 
 

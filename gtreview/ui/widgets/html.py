@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
+from urllib.parse import quote
 
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QPalette
@@ -166,13 +168,36 @@ def findings_html(findings: list[Finding]) -> str:
     return f"<ul>{rows}</ul>"
 
 
-def question_html(question: Question, status: str, version: int, findings: list[Finding]) -> str:
+QUESTION_LINK = "question"  # the scheme of a link to another question of the set: question:A1-P1
+
+
+def question_link(qid: str) -> str:
+    return f"<a href='{QUESTION_LINK}:{quote(qid, safe='')}'>{escape(qid)}</a>"
+
+
+def paraphrase_html(question: Question, paraphrases: Sequence[str]) -> str:
+    """Where a question stands among its paraphrases: what it rewords, or what rewords it
+    (each a link that shows that question; Go > Original question does the first too)."""
+    if question.paraphrase_of:
+        return (
+            f"<p class='meta'>Paraphrase of {question_link(question.paraphrase_of)}: its rubric is "
+            f"{escape(question.paraphrase_of)}'s (Edit > Update paraphrase from its original after an edit there)</p>"
+        )
+    if paraphrases:
+        return f"<p class='meta'>Paraphrases: {', '.join(question_link(p) for p in paraphrases)}</p>"
+    return ""
+
+
+def question_html(
+    question: Question, status: str, version: int, findings: list[Finding], paraphrases: Sequence[str] = ()
+) -> str:
     gate = question.gate
     parts = [style(), f"<h2>{escape(question.id)} · {escape(question.title or '')}</h2>"]
     parts.append(
         f"<p class='meta'>Section {escape(question.section or '-')} · {escape(question.difficulty or '-')} · "
         f"{escape(question.type or '')} · status <b>{escape(status)}</b> · version {version}</p>"
     )
+    parts.append(paraphrase_html(question, paraphrases))
     parts.append(f"<h3>Question</h3><p>{escape(question.question or '')}</p>")
     parts.append(f"<h3>Model answer</h3><p>{escape(question.model_answer or '')}</p>")
     if question.principle:

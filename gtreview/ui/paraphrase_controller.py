@@ -1,0 +1,170 @@
+"""Paraphrases from the question page: New paraphrase… (a dialog that starts from the
+original's wording), Update paraphrase from its original, and Go to the original.
+
+Each slot gathers what the action needs and hands one ``app.paraphrases`` call to an
+op; the rules (what can be a paraphrase, what is refused) live there. A new paraphrase
+is a new row of the set: the set is read again with it selected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+
+from gtreview.app import paraphrases
+from gtreview.core.paraphrases import same_wording
+from gtreview.store.project import Project
+from gtreview.ui.dialogs.comment import CommentEdit
+from gtreview.ui.ops import CollectionOp, OpChanges, OpResult, QueryOp, failure_kind, failure_message, notify
+from gtreview.ui.question_controller import QuestionController
+
+NOTHING_SHOWN = "No question is on screen: show the question page and select a question the filters show."
+
+
+class ParaphraseDialog(QDialog):
+    """The new paraphrase's wording, starting from the original's; Ctrl+Return adds it,
+    Escape cancels. OK waits for a wording that differs from the original's."""
+
+    def __init__(self, qid: str, wording: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.original = wording
+        self.setWindowTitle(f"New paraphrase of {qid}")
+        label = QLabel(
+            f"Reword {qid}: ask for exactly the same, in other words and another sentence structure. "
+            f"The paraphrase gets {qid}'s rubric and is a draft to review like any question."
+        )
+        label.setWordWrap(True)
+        self.text = CommentEdit()
+        self.text.setPlainText(wording)
+        self.text.selectAll()  # typing replaces the original; the arrows keep it to edit
+        self.text.setTabChangesFocus(True)
+        self.text.submitted.connect(self._submit)
+        label.setBuddy(self.text)
+        hint = QLabel("Ctrl+Return to add the paraphrase, Escape to cancel")
+        hint.setEnabled(False)  # drawn as secondary text
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._submit)
+        buttons.rejected.connect(self.reject)
+        self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.text.textChanged.connect(self._enable_ok)
+        self._enable_ok()
+        layout = QVBoxLayout(self)
+        for widget in (label, self.text, hint, buttons):
+            layout.addWidget(widget)
+        self.resize(560, 280)
+        self.text.setFocus()
+
+    def wording(self) -> str:
+        return self.text.toPlainText()
+
+    def _enable_ok(self) -> None:
+        self.ok.setEnabled(not same_wording(self.wording(), self.original) and bool(self.wording().strip()))
+
+    def _submit(self) -> None:
+        if self.ok.isEnabled():
+            self.accept()
+
+
+class ParaphraseController(QObject):
+    def __init__(
+        self,
+        project: Project,
+        questions: QuestionController,
+        current: Callable[[], tuple[int | None, str | None]],
+        reviewer: Callable[[], str],
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self.project, self.questions, self.current, self.reviewer = project, questions, current, reviewer
+        self.window = parent
+        self.dialog: ParaphraseDialog | None = None  # the one open, for the keyboard to reach
+
+    def _target(self) -> tuple[int, str] | None:
+        set_id, qid = self.current()
+        if set_id is None or qid is None:
+            notify(self, NOTHING_SHOWN, "warning")
+            return None
+        return set_id, qid
+
+    def _read(self, then: Callable[[int, paraphrases.ParaphraseSource], None]) -> None:
+        target = self._target()
+        if target is None:
+            return
+        engine, (set_id, qid) = self.project.engine, target
+        QueryOp(
+            self, op=lambda: paraphrases.paraphrase_source(engine, set_id, qid), success=lambda s: then(set_id, s)
+        ).failure(lambda error: notify(self, failure_message(error), failure_kind(error))).run_in_background()
+
+    # -- New paraphrase… -------------------------------------------------------------
+    def new_paraphrase(self) -> None:
+        self.questions.w.editor.commit_pending()  # the dialog starts from what is saved
+        self._read(self._ask)
+
+    def _ask(self, set_id: int, source: paraphrases.ParaphraseSource) -> None:
+        if source.paraphrase_of is not None:
+            notify(
+                self,
+                f"{source.qid} is itself a paraphrase of {source.paraphrase_of}; paraphrase the original.",
+                "warning",
+            )
+            return
+        dialog = ParaphraseDialog(source.qid, source.wording, self.window)
+        dialog.accepted.connect(lambda: self._add(set_id, source.qid, dialog.wording()))
+        dialog.finished.connect(lambda _result: setattr(self, "dialog", None))
+        self.dialog = dialog
+        dialog.open()
+
+    def _add(self, set_id: int, qid: str, wording: str) -> None:
+        engine, author = self.project.engine, self.reviewer()
+
+        def add() -> OpResult[paraphrases.ParaphraseAdded]:
+            added = paraphrases.add_paraphrase(engine, set_id, qid, wording, author=author)
+            return OpResult(added, OpChanges(sets=frozenset({set_id})))
+
+        def done(result: OpResult[paraphrases.ParaphraseAdded]) -> None:
+            added = result.value
+            self.questions.expect(set_id, added.qid)  # the set is read again with it selected
+            notify(self, f"Added {added.qid}, a draft paraphrase of {qid} with its rubric.", "success")
+
+        CollectionOp(self, add).success(done).failure(
+            lambda error: notify(self, f"No paraphrase of {qid}: {failure_message(error)}", failure_kind(error))
+        ).run_in_background(initiator=self)
+
+    # -- Update paraphrase from its original -------------------------------------------
+    def update_from_original(self) -> None:
+        target = self._target()
+        if target is None:
+            return
+        self.questions.w.editor.commit_pending()  # saved before the update, which builds on it
+        engine, author, (set_id, qid) = self.project.engine, self.reviewer(), target
+
+        def update() -> OpResult[paraphrases.ParaphraseUpdate]:
+            saved = paraphrases.update_from_original(engine, set_id, qid, author=author)
+            return OpResult(saved, OpChanges.of_questions(set_id, qid))
+
+        def done(result: OpResult[paraphrases.ParaphraseUpdate]) -> None:
+            saved = result.value
+            if not saved.changed:
+                notify(self, f"{qid} already has {saved.original}'s rubric.", "info")
+                return
+            withdrawn = (
+                f"; its {saved.withdrawn.value.replace('_', ' ')} status was withdrawn" if saved.withdrawn else ""
+            )
+            notify(self, f"{qid} has {saved.original}'s rubric again (version {saved.version}){withdrawn}.", "success")
+
+        CollectionOp(self, update).success(done).failure(
+            lambda error: notify(self, f"Cannot update {qid}: {failure_message(error)}", failure_kind(error))
+        ).run_in_background(initiator=self)
+
+    # -- Go to the original -------------------------------------------------------------
+    def go_to_original(self) -> None:
+        target = self._target()
+        if target is None:
+            return
+        row = next((r for r in self.questions.w.question_list.model.rows() if r.qid == target[1]), None)
+        if row is None or not row.paraphrase_of:
+            notify(self, f"{target[1]} is not a paraphrase; it has no original to go to.", "info")
+            return
+        self.questions.go_to(row.paraphrase_of)

@@ -59,4 +59,6 @@ def results(args: argparse.Namespace) -> int:
             f"  {pair.finetune} vs {pair.base}: {c.wins} won, {c.ties} tied, {c.losses} lost, {c.unknown} unknown; "
             f"position bias {bias}"
         )
+    for line in figures.paraphrase.readings if figures.paraphrase is not None else []:
+        print(f"  {line}")
     return EXIT_OK

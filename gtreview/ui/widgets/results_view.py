@@ -37,6 +37,7 @@ from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
 from gtreview.ui.widgets.membership_view import MembershipView
+from gtreview.ui.widgets.paraphrase_view import ParaphraseView
 from gtreview.ui.widgets.sample_table import SampleTable
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
@@ -109,6 +110,7 @@ class ResultsView(QWidget):
         self.probes.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.probes.setToolTip("Memorisation probes kept with this pass (gtreview probe --run), per benchmark section")
         self.membership = MembershipView()
+        self.paraphrase = ParaphraseView()
         self.scatter_items: list[pg.ScatterPlotItem] = []
         self.inconsistent: dict[str, int] = {}  # per fine-tune: pairs whose two orders disagree
 
@@ -129,6 +131,7 @@ class ResultsView(QWidget):
         self.tables.addTab(self.leaderboard, "Leaderboard")
         self.tables.addTab(self.probes, "Probes by section")
         self.tables.addTab(self.membership, "Membership")
+        self.tables.addTab(self.paraphrase, "Paraphrase")
         self.lower_pane = QSplitter(Qt.Orientation.Horizontal)
         self.lower_pane.addWidget(self.tables)
         self.lower_pane.addWidget(self.comparison)
@@ -213,6 +216,7 @@ class ResultsView(QWidget):
                 self.probes.setItem(r, c, QTableWidgetItem(value))
         self.probes.resizeColumnsToContents()
         self.membership.show_results(results)
+        self.paraphrase.show_report(analysis.paraphrase)
 
     def _arrange(self, paired: bool = True, pairwise: bool = True) -> None:
         """The charts that have something to show, three to a row (a last one alone spans the rest)."""

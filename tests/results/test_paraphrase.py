@@ -13,6 +13,8 @@ import json
 import random
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +35,7 @@ from gtreview.results.paraphrase_text import NOT_MEASURED, paraphrase_readings
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo, sets_repo
+from gtreview.store.project import Project
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 
 stats = pytest.importorskip("scipy.stats")  # a test-only dependency (the ``test`` extra)
@@ -100,9 +103,10 @@ def open_backend(questions: dict[str, Question]):  # type: ignore[no-untyped-def
 Passes = tuple[RunResults, RunAnalysis, RunResults, RunAnalysis]
 
 
-@pytest.fixture(scope="module")
-def passes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Passes]:
-    project = ensure_sample_project(tmp_path_factory.mktemp("paraphrase") / "sample")
+@contextmanager
+def paraphrase_project(folder: Path) -> Iterator[tuple[Project, Passes]]:
+    """The sample project with both passes run, and their results and analyses."""
+    project = ensure_sample_project(folder / "sample")
     rubric = sets_repo.export_rubric(project.engine, 1)
     rubric.questions = [with_a_fact(q) for q in rubric.questions]
     variants = paraphrases_of(rubric.questions)
@@ -135,8 +139,16 @@ def passes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Passes]:
     listed = {r.id: r.generations for r in runs_repo.list_runs(project.engine)}
     # the Runs view's count (the link table) still agrees with the loader's, paraphrases included
     assert listed[with_variants.run_id] == with_variants.record_counts()["generations"]
-    yield plain, plain_analysis, with_variants, analysis
-    project.close()
+    try:
+        yield project, (plain, plain_analysis, with_variants, analysis)
+    finally:
+        project.close()
+
+
+@pytest.fixture(scope="module")
+def passes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Passes]:
+    with paraphrase_project(tmp_path_factory.mktemp("paraphrase")) as (_project, loaded):
+        yield loaded
 
 
 def _per_question_table(results: RunResults, analysis: RunAnalysis) -> list[list[str]]:

@@ -124,6 +124,17 @@ class RunResults(BaseModel):
             }
         )
 
+    # An expert settles a paraphrase's answer like any other: the adjudication queue and its
+    # look-ups read every question, sample and pair; the figures read the originals'.
+    def every_question(self) -> list[Question]:
+        return [*self.questions, *self.paraphrases]
+
+    def every_sample(self) -> list[SampleResult]:
+        return [*self.samples, *self.paraphrase_samples]
+
+    def every_pair(self) -> list[PairResult]:
+        return [*self.pairs, *self.paraphrase_pairs]
+
     @property
     def models(self) -> list[str]:
         return [m.label for m in self.config.models]
@@ -196,7 +207,7 @@ class RunResults(BaseModel):
     def record_counts(self) -> dict[str, int]:
         """How many stored records the run uses, as the Runs view lists them (the
         paraphrases' records too: the run stored them)."""
-        samples, pairs = [*self.samples, *self.paraphrase_samples], [*self.pairs, *self.paraphrase_pairs]
+        samples, pairs = self.every_sample(), self.every_pair()
         return {
             "generations": sum(s.generated for s in samples),
             "judgements": sum(s.judged for s in samples),

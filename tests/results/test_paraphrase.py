@@ -42,6 +42,7 @@ stats = pytest.importorskip("scipy.stats")  # a test-only dependency (the ``test
 
 REPEATS = 3
 REWORDED = {"A1": 2, "A2": 1, "A3": 1, "B4": 1, "B5": 1, "C8": 1}  # original -> how many paraphrases
+FLAGGED = "A1-p1"  # the base's answers to this paraphrase are flagged for an expert
 _QUESTION = re.compile(r"QUESTION (\S+):")
 
 
@@ -88,7 +89,14 @@ def open_backend(questions: dict[str, Question]):  # type: ignore[no-untyped-def
                     else (int(c.points) // 2 if tuned else 0, int(c.points))
                 )
                 awards[c.id] = rng.randint(low, high)
-        return verdict_json(question, rng.random() < share, awards)
+        unsure = qid == FLAGGED and answer.startswith("base")  # the judge asks an expert about these
+        return verdict_json(
+            question,
+            rng.random() < share,
+            awards,
+            adjudication_required=unsure,
+            adjudication_note="reworded: unsure" if unsure else "",
+        )
 
     def model(spec: str):  # type: ignore[no-untyped-def]
         def answer(request: CompletionRequest) -> CompletionResult:

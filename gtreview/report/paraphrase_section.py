@@ -8,6 +8,9 @@ from gtreview.results.paraphrase import ParaphraseReport
 from gtreview.results.paraphrase_text import (
     PARAPHRASE_HEADER,
     PARAPHRASE_HEADING,
+    PER_QUESTION_TITLE,
+    paraphrase_question_header,
+    paraphrase_question_rows,
     paraphrase_rows,
     paraphrase_summary,
 )
@@ -22,3 +25,11 @@ def add_paraphrase_section(doc: ReportDocument, report: ParaphraseReport | None)
     for line in report.readings:
         doc.add(Paragraph(text=line))
     doc.add(Table(header=PARAPHRASE_HEADER, rows=paraphrase_rows(report), widths=[1.6, 1.5, 1.5, 1.6, 1.6, 0.8]))
+    doc.add(
+        Heading(text=PER_QUESTION_TITLE, level=2),
+        Table(
+            header=paraphrase_question_header(report),
+            rows=paraphrase_question_rows(report),
+            widths=[0.6, 2.6, 1.4, *[1.0] * len(report.models)],
+        ),
+    )

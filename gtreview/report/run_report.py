@@ -36,6 +36,11 @@ def _interval(summary: object) -> tuple[float, float] | None:
     return (ci.low, ci.high) if ci is not None else None
 
 
+def _paraphrased(results: RunResults) -> str:
+    count = len(results.paraphrases)
+    return f" (and {count} paraphrased variant{'' if count == 1 else 's'}, apart)" if count else ""
+
+
 def build_report(
     results: RunResults,
     analysis: RunAnalysis,
@@ -59,7 +64,7 @@ def build_report(
             ("Run", f"{results.run_id} ({results.status})"),
             ("Models", ", ".join(f"{m.label} = {m.spec}" for m in results.config.models)),
             ("Judge", results.config.judge),
-            ("Questions × repeats", f"{len(results.questions)} × {results.repeats}"),
+            ("Questions × repeats", f"{len(results.questions)} × {results.repeats}" + _paraphrased(results)),
             ("Generated", f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC by gtreview {__version__}"),
         ],
     )
@@ -526,7 +531,7 @@ def _failures(doc: ReportDocument, results: RunResults) -> None:
     doc.add(Heading(text="Failures and unscored items"))
     rows = [
         [s.model, s.qid, str(sample_number(s.sample_index)), s.status.value, _cut(_why_no_score(s), 120)]
-        for s in results.samples
+        for s in results.every_sample()  # a paraphrase's failures are results too
         if s.status in NO_SCORE
     ]
     if rows:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from gtreview.core.statistics import LEVEL, ClusteredDifference, Interval, clustered_paired_difference
-from gtreview.core.stats_base import FloatArray, row_means
+from gtreview.core.stats_base import FloatArray, opt, row_means
 from gtreview.results.documents import cluster_labels
 from gtreview.results.loader import KINDS, RunResults
 from gtreview.results.paraphrase_text import paraphrase_readings
@@ -58,12 +58,22 @@ class ModelParaphrase(BaseModel):
     versus_base: PairedDrop | None = None  # fine-tunes only
 
 
+class QuestionDrop(BaseModel):
+    """One original question: the paraphrases that reword it and each model's drop on it."""
+
+    qid: str
+    title: str
+    paraphrases: list[str]
+    drops: dict[str, float | None]  # model -> its answers' mean less its paraphrases' (None: not both scored)
+
+
 class ParaphraseReport(BaseModel):
     interval_level: float = LEVEL
     base: str
     n_paraphrases: int  # paraphrased variants in the pass
     n_originals: int  # original questions at least one of them rewords
     models: list[ModelParaphrase]
+    questions: list[QuestionDrop] = Field(default_factory=list)  # the originals that are reworded, in set order
     readings: list[str]  # the plain reading, one line per fine-tune (per model without one)
 
     @property
@@ -88,6 +98,10 @@ def pooled_paraphrases(results: RunResults, matrix: Callable[[RunResults], Float
     for index, row in enumerate(pooled):
         out[index, : len(row)] = row
     return out
+
+
+def _variants(results: RunResults, qid: str) -> list[str]:
+    return [q.id for q in results.paraphrases if q.paraphrase_of == qid]
 
 
 def _values(kind: str, label: str) -> Callable[[RunResults], FloatArray]:
@@ -140,16 +154,25 @@ def paraphrase_report(results: RunResults, *, seed: int = 0, n_boot: int = 2000)
             model.versus_base = PairedDrop(
                 difference=extra.mean_difference, ci=extra.ci, n_pairs=extra.n_questions, n_clusters=extra.n_clusters
             )
-    originals = {q.id for q in results.questions}
+    reworded = [(index, q) for index, q in enumerate(results.questions) if _variants(results, q.id)]
     report = ParaphraseReport(
         base=results.base,
         n_paraphrases=len(results.paraphrases),
-        n_originals=len({q.paraphrase_of for q in results.paraphrases if q.paraphrase_of in originals}),
+        n_originals=len(reworded),
         models=models,
+        questions=[
+            QuestionDrop(
+                qid=question.id,
+                title=question.title or "",
+                paraphrases=_variants(results, question.id),
+                drops={label: opt(drops[label][index]) for label in results.models},
+            )
+            for index, question in reworded
+        ],
         readings=[],
     )
     report.readings = paraphrase_readings(report)
     return report
 
 
-__all__ = ["KindDrop", "ModelParaphrase", "PairedDrop", "ParaphraseReport", "paraphrase_report"]
+__all__ = ["KindDrop", "ModelParaphrase", "PairedDrop", "ParaphraseReport", "QuestionDrop", "paraphrase_report"]

@@ -23,6 +23,7 @@ PARAPHRASE_HEADER = [
     "Reasoning: drop in share of points [95%]",
     "Questions",
 ]
+PER_QUESTION_TITLE = "Per question: the drop under paraphrase (points /10)"
 NOT_MEASURED = "Paraphrase invariance not measured: no paraphrased variants in this pass."
 
 
@@ -137,11 +138,32 @@ def paraphrase_rows(report: ParaphraseReport) -> list[list[str]]:
     return rows
 
 
+def paraphrase_question_header(report: ParaphraseReport) -> list[str]:
+    return ["Id", "Title", "Paraphrases", *[m.label for m in report.models]]
+
+
+def paraphrase_question_rows(report: ParaphraseReport) -> list[list[str]]:
+    """Each reworded original: its paraphrases and every model's drop on it (the table lists
+    the paraphrases apart from the per-question table of the originals)."""
+    return [
+        [
+            q.qid,
+            q.title,
+            ", ".join(q.paraphrases),
+            *[num(q.drops.get(m.label), 1, signed=True) for m in report.models],
+        ]
+        for q in report.questions
+    ]
+
+
 __all__ = [
     "NOT_MEASURED",
     "PARAPHRASE_HEADER",
     "PARAPHRASE_HEADING",
+    "PER_QUESTION_TITLE",
     "model_reading",
+    "paraphrase_question_header",
+    "paraphrase_question_rows",
     "paraphrase_readings",
     "paraphrase_rows",
     "paraphrase_summary",

@@ -215,6 +215,10 @@ def test_the_drops_match_a_computation_by_hand(passes: Passes) -> None:
         assert model.drop == pytest.approx(np.mean(list(hand[label].values())))
         gates = _by_hand(results, label, "gate")
         assert model.kinds["gate"].drop == pytest.approx(np.mean(list(gates.values())))
+    assert [q.qid for q in report.questions] == list(REWORDED)  # the reworded originals, in set order
+    assert report.questions[0].paraphrases == ["A1-p1", "A1-p2"]
+    for question in report.questions:
+        assert question.drops == pytest.approx({m: hand[m][question.qid] for m in results.models})
     tuned = report.for_model("tuned")
     assert tuned is not None and tuned.versus_base is not None
     paired = [hand["tuned"][q] - hand["base"][q] for q in hand["tuned"]]

@@ -467,7 +467,7 @@ def _pair_note(pair: PairResult) -> str:
 
 
 def sample_detail_html(results: RunResults, sample: SampleResult) -> str:
-    question = next((q for q in results.questions if q.id == sample.qid), None)
+    question = next((q for q in results.every_question() if q.id == sample.qid), None)
     points = {c.id: c.points for c in question.components} if question is not None else {}
     rows = "".join(
         f"<tr><th>{escape(cid)}</th><td>{value}{'/' + escape(str(points[cid])) if cid in points else ''}</td>"
@@ -486,7 +486,7 @@ def sample_detail_html(results: RunResults, sample: SampleResult) -> str:
     )
     pairs = [
         _pair_note(p)
-        for p in results.pairs
+        for p in results.every_pair()
         if p.qid == sample.qid and p.sample_index == sample.sample_index and sample.model in (p.finetune, p.base)
     ]
     return "".join(

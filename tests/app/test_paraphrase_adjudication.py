@@ -1,5 +1,6 @@
-"""An expert settles a paraphrase's answer like any other, and no figure of the original
-questions moves: only the drop under paraphrase does."""
+"""The app's figures of a pass with paraphrases: the judge gate and the status line read
+the originals only, and an expert settles a paraphrase's answer like any other, moving
+no figure of the originals, only the drop under paraphrase."""
 
 from __future__ import annotations
 
@@ -7,9 +8,20 @@ from pathlib import Path
 
 from gtreview.app.adjudicate import item_view
 from gtreview.app.adjudication import adjudication_queue, override_judgement
+from gtreview.app.judge_gate import judge_gate
+from gtreview.app.results import status_line
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from tests.results.test_paraphrase import FLAGGED, REPEATS, paraphrase_project
+
+
+def test_the_judge_gate_and_the_status_line_read_the_originals_only(tmp_path: Path) -> None:
+    with paraphrase_project(tmp_path) as (project, (plain, plain_analysis, results, analysis)):
+        engine = project.engine
+        gates = [judge_gate(engine, r.run_id, results=r).model_dump(exclude={"run_id"}) for r in (plain, results)]
+        assert gates[0] == gates[1] and gates[0]["questions"]
+        lines = [status_line(engine, r, 1, a) for r, a in ((plain, plain_analysis), (results, analysis))]
+        assert lines[0] == lines[1] and "of 10 questions" in lines[0]
 
 
 def test_an_expert_settles_a_paraphrase_answer_and_no_figure_of_the_originals_moves(tmp_path: Path) -> None:

@@ -100,7 +100,7 @@ def item_view(engine: Engine, results: RunResults, item: QueueItem) -> ItemView:
     judge = Marks()
     form = Marks()
     if item.target == "judgement":
-        sample = next((s for s in results.samples if s.judgement_key == item.key), None)
+        sample = next((s for s in results.every_sample() if s.judgement_key == item.key), None)
         if sample is not None:
             overridden = sample.adjudicated  # at load time: the judge's marks are kept beside it
             judge = Marks(
@@ -125,7 +125,7 @@ def item_view(engine: Engine, results: RunResults, item: QueueItem) -> ItemView:
                 total=current.total,
             )
     elif item.target == "pair":
-        pair = next((p for p in results.pairs if p.key == item.key), None)
+        pair = next((p for p in results.every_pair() if p.key == item.key), None)
         if pair is not None:
             label = pair.judge_label if pair.adjudicated else pair.label
             inconsistent = pair.judge_inconsistent if pair.adjudicated else pair.inconsistent
@@ -180,8 +180,8 @@ def _item(engine: Engine, results: RunResults, key: str) -> QueueItem:
         if item.key == key:
             return item
     # Any judged answer or pair can be settled by key, not only queued ones.
-    sample = next((s for s in results.samples if key and s.judgement_key == key), None)
-    pair = next((p for p in results.pairs if p.key == key), None)
+    sample = next((s for s in results.every_sample() if key and s.judgement_key == key), None)
+    pair = next((p for p in results.every_pair() if p.key == key), None)
     found = (
         ("judgement", sample.qid, sample.model, sample.sample_index)
         if sample is not None
@@ -211,7 +211,7 @@ def _check_named_awards(results: RunResults, qid: str, gate_passed: bool, awards
     if not gate_passed and any(awards.values()):
         awarded = ", ".join(f"{c}={v}" for c, v in awards.items() if v)
         raise AdjudicationError(f"the gate failed, so every component scores 0; remove {awarded}")
-    question = next((q for q in results.questions if q.id == qid), None)
+    question = next((q for q in results.every_question() if q.id == qid), None)
     for component in question.components if question is not None else []:
         given = awards.get(component.id)
         if component.is_gate and given is not None and given != int(component.points):

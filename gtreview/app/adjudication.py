@@ -70,7 +70,7 @@ class HistoryStep(BaseModel):
 def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | None = None) -> list[QueueItem]:
     decisions = adjudication_repo.effective(engine, results.run_id)
     items: list[QueueItem] = []
-    for sample in results.samples:
+    for sample in results.every_sample():
         reason = None
         if sample.status is SampleStatus.UNSCORED or (sample.adjudicated and sample.judge_total is None):
             reason = QueueReason.UNSCORED
@@ -89,7 +89,7 @@ def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | Non
                     note=sample.adjudication_note if reason is QueueReason.FLAGGED else sample.unscored_reason,
                 )
             )
-    for pair in results.pairs:
+    for pair in results.every_pair():
         label = pair.judge_label if pair.adjudicated else pair.label
         reason = (
             QueueReason.PAIR_UNKNOWN
@@ -113,7 +113,7 @@ def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | Non
             )
     if set_id is not None:
         calibrations = latest_calibrations(engine, set_id)  # one query, not one per question
-        for question in results.questions:
+        for question in results.every_question():
             calibrated = calibrations.get(question.id)
             if calibrated is None:
                 continue
@@ -140,7 +140,7 @@ def _was_inconsistent(pair: PairResult) -> bool:
 
 
 def _question(results: RunResults, qid: str) -> Question:
-    question = next((q for q in results.questions if q.id == qid), None)
+    question = next((q for q in results.every_question() if q.id == qid), None)
     if question is None:
         raise AdjudicationError(f"the pass has no question {qid}")
     return question
@@ -159,7 +159,7 @@ def override_judgement(
     """Record the expert's gate and awards for one answer; the program settles the total."""
     if not reason.strip():
         raise AdjudicationError("an override needs a reason")
-    sample = next((s for s in results.samples if s.judgement_key == judgement_key), None)
+    sample = next((s for s in results.every_sample() if s.judgement_key == judgement_key), None)
     if sample is None:
         raise AdjudicationError("no such judgement in this pass")
     question = _question(results, sample.qid)
@@ -192,7 +192,7 @@ def override_pair(engine: Engine, results: RunResults, pair_key: str, *, actor: 
         raise AdjudicationError("an override needs a reason")
     if label not in PAIR_SCORES:
         raise AdjudicationError(f"{label!r} is not one of {', '.join(PAIR_SCORES)}")
-    if not any(p.key == pair_key for p in results.pairs):
+    if not any(p.key == pair_key for p in results.every_pair()):
         raise AdjudicationError("no such pair in this pass")
     return adjudication_repo.add_adjudication(
         engine,

@@ -69,4 +69,6 @@ def results(args: argparse.Namespace) -> int:
         )
     for reading in shown.readings:
         print(f"  {reading.heading}: {reading.verdict.text}")
+    for line in figures.paraphrase.readings if figures.paraphrase is not None else []:
+        print(f"  {line}")
     return EXIT_OK

@@ -26,6 +26,7 @@ from gtreview.report.document import (
 )
 from gtreview.report.gate_section import add_gate_section
 from gtreview.report.membership_section import add_membership_section
+from gtreview.report.paraphrase_section import add_paraphrase_section
 from gtreview.report.pdf import render_pdf
 from gtreview.report.reading_section import add_reading_section
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
@@ -37,6 +38,11 @@ from gtreview.store.runs_repo import RunSource
 def _interval(summary: object) -> tuple[float, float] | None:
     ci = getattr(summary, "ci", None)
     return (ci.low, ci.high) if ci is not None else None
+
+
+def _paraphrased(results: RunResults) -> str:
+    count = len(results.paraphrases)
+    return f" (and {count} paraphrased variant{'' if count == 1 else 's'}, apart)" if count else ""
 
 
 def build_report(
@@ -69,7 +75,7 @@ def build_report(
             ("Run", f"{results.run_id} ({results.status})"),
             ("Models", ", ".join(f"{m.label} = {m.spec}" for m in results.config.models)),
             ("Judge", results.config.judge),
-            ("Questions × repeats", f"{len(results.questions)} × {results.repeats}"),
+            ("Questions × repeats", f"{len(results.questions)} × {results.repeats}" + _paraphrased(results)),
             ("Generated", f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC by gtreview {__version__}"),
         ],
     )
@@ -77,6 +83,7 @@ def build_report(
     _summary(doc, results, analysis)
     add_reading_section(doc, readings)
     add_design_section(doc, analysis.design)
+    add_paraphrase_section(doc, analysis.paraphrase)
     _charts(doc, results, analysis)
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)
@@ -537,7 +544,7 @@ def _failures(doc: ReportDocument, results: RunResults) -> None:
     doc.add(Heading(text="Failures and unscored items"))
     rows = [
         [s.model, s.qid, str(sample_number(s.sample_index)), s.status.value, _cut(_why_no_score(s), 120)]
-        for s in results.samples
+        for s in results.every_sample()  # a paraphrase's failures are results too
         if s.status in NO_SCORE
     ]
     if rows:

@@ -9,6 +9,7 @@ from gtreview.core.stats_base import LEVEL
 from gtreview.results.analysis import RunAnalysis
 from gtreview.results.design import DesignFigures
 from gtreview.results.loader import RunResults
+from gtreview.results.paraphrase import ParaphraseReport
 from gtreview.results.rows import PairCounts, QuestionFigures, pair_counts, question_figures
 from gtreview.store.runs_repo import RunSource, RunStatus
 
@@ -62,6 +63,7 @@ class RunFigures(BaseModel):
     questions: list[QuestionFigures]
     pairwise: list[PairwiseFigures]
     design: DesignFigures | None = None  # clustered difference, McNemar, pass^k, Bradley-Terry, length
+    paraphrase: ParaphraseReport | None = None  # the drop under paraphrase, with its plain reading
 
 
 def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
@@ -120,4 +122,5 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
         questions=question_figures(results),
         pairwise=pairwise,
         design=analysis.design,
+        paraphrase=analysis.paraphrase,
     )

@@ -83,6 +83,10 @@ class PairResult(BaseModel):
 
 
 class RunResults(BaseModel):
+    """A run's results over its ORIGINAL questions, which every figure is computed from;
+    the paraphrased variants a pass also ran (``Question.paraphrase_of``) are kept apart in
+    ``paraphrases`` with their samples and pairs, so adding them changes no figure."""
+
     run_id: int
     name: str
     source: RunSource = RunSource.PASS
@@ -101,6 +105,35 @@ class RunResults(BaseModel):
     # question id -> the corpus document its primary evidence cites (the design's clusters);
     # a question missing here cites no document of the corpus and is a cluster of its own
     documents: dict[str, str] = Field(default_factory=dict)
+    # the paraphrased variants (each names the question it rewords), their answers and pairs
+    paraphrases: list[Question] = Field(default_factory=list)
+    paraphrase_samples: list[SampleResult] = Field(default_factory=list)
+    paraphrase_pairs: list[PairResult] = Field(default_factory=list)
+
+    def paraphrase_results(self) -> RunResults:
+        """The paraphrased variants as a run of their own, so their score, gate and kind
+        matrices come from the same code as the originals'."""
+        return self.model_copy(
+            update={
+                "questions": self.paraphrases,
+                "samples": self.paraphrase_samples,
+                "pairs": self.paraphrase_pairs,
+                "paraphrases": [],
+                "paraphrase_samples": [],
+                "paraphrase_pairs": [],
+            }
+        )
+
+    # An expert settles a paraphrase's answer like any other: the adjudication queue and its
+    # look-ups read every question, sample and pair; the figures read the originals'.
+    def every_question(self) -> list[Question]:
+        return [*self.questions, *self.paraphrases]
+
+    def every_sample(self) -> list[SampleResult]:
+        return [*self.samples, *self.paraphrase_samples]
+
+    def every_pair(self) -> list[PairResult]:
+        return [*self.pairs, *self.paraphrase_pairs]
 
     @property
     def models(self) -> list[str]:
@@ -172,11 +205,13 @@ class RunResults(BaseModel):
         return counts
 
     def record_counts(self) -> dict[str, int]:
-        """How many stored records the run uses, as the Runs view lists them."""
+        """How many stored records the run uses, as the Runs view lists them (the
+        paraphrases' records too: the run stored them)."""
+        samples, pairs = self.every_sample(), self.every_pair()
         return {
-            "generations": sum(s.generated for s in self.samples),
-            "judgements": sum(s.judged for s in self.samples),
-            "pairs": sum(p.label is not None for p in self.pairs),
+            "generations": sum(s.generated for s in samples),
+            "judgements": sum(s.judged for s in samples),
+            "pairs": sum(p.label is not None for p in pairs),
         }
 
     def pairs_of(self, finetune: str) -> list[PairResult]:
@@ -206,6 +241,9 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
     known = {q.id for q in questions}
     questions += [Question(id=qid) for qid in dict.fromkeys(s.qid for s in samples) if qid not in known]
     _apply_adjudications(samples, pairs, effective(engine, run_id), {q.id: q for q in questions})
+    paraphrases = [q for q in questions if q.paraphrase_of is not None]
+    reworded = {q.id for q in paraphrases}
+    questions = [q for q in questions if q.id not in reworded]
     return RunResults(
         run_id=run_id,
         name=row.name,
@@ -215,14 +253,17 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         config=config,
         questions=questions,
         global_variants=stored.variant_models(),
-        samples=samples,
-        pairs=pairs,
+        samples=[s for s in samples if s.qid not in reworded],
+        pairs=[p for p in pairs if p.qid not in reworded],
         models_described=stored.models,
         identities=stored.identities,
         templates=stored.templates.model_dump(),
         rubric_hash=row.rubric_hash,
         probes=stored.probes,
         documents=project_question_documents(engine, questions),
+        paraphrases=paraphrases,
+        paraphrase_samples=[s for s in samples if s.qid in reworded],
+        paraphrase_pairs=[p for p in pairs if p.qid in reworded],
     )
 
 

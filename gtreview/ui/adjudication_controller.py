@@ -118,7 +118,7 @@ class AdjudicationController(QObject):
 
     def _read_item(self, results: RunResults, item: adj.QueueItem) -> _Shown:
         """In a worker: the item as it is now, and its detail."""
-        question = next((q for q in results.questions if q.id == item.qid), None)
+        question = next((q for q in results.every_question() if q.id == item.qid), None)
         marking = marking_block(question, results.global_variants) if question else ""
         view = adjudicate.item_view(self.project.engine, results, item)
         return _Shown(view, item_html(results, view, marking, _sources_html(question, self.index.get())), question)

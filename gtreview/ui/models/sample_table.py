@@ -13,6 +13,7 @@ from PySide6.QtCore import (
 )
 
 from gtreview.core import numbering
+from gtreview.core.rubric import Question
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 
 COLUMNS = ("Question", "Model", "Sample", "Score", "Gate", "Status")
@@ -43,6 +44,12 @@ def status_text(sample: SampleResult) -> str:
     return f"{sample.status.value} (settled)" if sample.adjudicated else sample.status.value
 
 
+def _title(question: Question) -> str:
+    """A paraphrase's title says which question it rewords."""
+    title = question.title or ""
+    return f"(rewords {question.paraphrase_of}) {title}".strip() if question.paraphrase_of else title
+
+
 class SampleTableModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -52,8 +59,9 @@ class SampleTableModel(QAbstractTableModel):
 
     def set_results(self, results: RunResults | None) -> None:
         self.beginResetModel()
-        self.samples = list(results.samples) if results is not None else []
-        self._titles = {q.id: q.title or "" for q in results.questions} if results is not None else {}
+        # the paraphrases' answers too (after the originals'), so any answer can be opened
+        self.samples = results.every_sample() if results is not None else []
+        self._titles = {q.id: _title(q) for q in results.every_question()} if results is not None else {}
         self._haystacks = [
             " ".join(
                 (

@@ -324,7 +324,7 @@ def item_html(results: RunResults, view: ItemView, marking: str, sources: str) -
         parts.append("<div class='gate'>" + "<br>".join(f"<b>{escape(line)}</b>" for line in view.why) + "</div>")
     decision = escape(view.decision) if view.decision else "none yet: the judge's verdict stands"
     if item.target == "judgement":
-        sample = next((s for s in results.samples if s.judgement_key == item.key), None)
+        sample = next((s for s in results.every_sample() if s.judgement_key == item.key), None)
         if sample is not None:
             parts.append(f"<h3>Answer</h3><p>{escape(sample.answer_clean)}</p>")
             if sample.answer_raw != sample.answer_clean:
@@ -344,11 +344,11 @@ def item_html(results: RunResults, view: ItemView, marking: str, sources: str) -
                     f"<table><tr><th>Component</th><th>Awarded</th><th>Judge's reason</th></tr>{reasons}</table>"
                 )
     elif item.target == "pair":
-        pair = next((p for p in results.pairs if p.key == item.key), None)
+        pair = next((p for p in results.every_pair() if p.key == item.key), None)
         if pair is not None:
             answers = {
                 s.model: s.answer_clean
-                for s in results.samples
+                for s in results.every_sample()
                 if s.qid == item.qid and s.sample_index == item.sample_index
             }
             parts.append(f"<h3>A: {escape(pair.finetune)}</h3><p>{escape(answers.get(pair.finetune, ''))}</p>")

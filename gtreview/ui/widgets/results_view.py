@@ -37,6 +37,7 @@ from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
 from gtreview.ui.widgets.membership_view import MembershipView
+from gtreview.ui.widgets.paraphrase_view import ParaphraseView
 from gtreview.ui.widgets.reading_view import ReadingView
 from gtreview.ui.widgets.sample_table import SampleTable
 
@@ -114,6 +115,7 @@ class ResultsView(QWidget):
         self.reading.setToolTip(
             "One reading per fine-tune: the evidence together and what it supports, as the PDF prints it"
         )
+        self.paraphrase = ParaphraseView()
         self.scatter_items: list[pg.ScatterPlotItem] = []
         self.inconsistent: dict[str, int] = {}  # per fine-tune: pairs whose two orders disagree
 
@@ -135,6 +137,7 @@ class ResultsView(QWidget):
         self.tables.addTab(self.leaderboard, "Leaderboard")
         self.tables.addTab(self.probes, "Probes by section")
         self.tables.addTab(self.membership, "Membership")
+        self.tables.addTab(self.paraphrase, "Paraphrase")
         self.lower_pane = QSplitter(Qt.Orientation.Horizontal)
         self.lower_pane.addWidget(self.tables)
         self.lower_pane.addWidget(self.comparison)
@@ -221,6 +224,7 @@ class ResultsView(QWidget):
                 self.probes.setItem(r, c, QTableWidgetItem(value))
         self.probes.resizeColumnsToContents()
         self.membership.show_results(results)
+        self.paraphrase.show_report(analysis.paraphrase)
 
     def _arrange(self, paired: bool = True, pairwise: bool = True) -> None:
         """The charts that have something to show, three to a row (a last one alone spans the rest)."""
@@ -471,7 +475,7 @@ def _pair_note(pair: PairResult) -> str:
 
 
 def sample_detail_html(results: RunResults, sample: SampleResult) -> str:
-    question = next((q for q in results.questions if q.id == sample.qid), None)
+    question = next((q for q in results.every_question() if q.id == sample.qid), None)
     points = {c.id: c.points for c in question.components} if question is not None else {}
     rows = "".join(
         f"<tr><th>{escape(cid)}</th><td>{value}{'/' + escape(str(points[cid])) if cid in points else ''}</td>"
@@ -490,7 +494,7 @@ def sample_detail_html(results: RunResults, sample: SampleResult) -> str:
     )
     pairs = [
         _pair_note(p)
-        for p in results.pairs
+        for p in results.every_pair()
         if p.qid == sample.qid and p.sample_index == sample.sample_index and sample.model in (p.finetune, p.base)
     ]
     return "".join(

@@ -1,0 +1,300 @@
+"""Paraphrase invariance, on scripted passes over the sample project.
+
+Two passes of the same three models in one project: one over the sample set's ten
+questions, one over those and paraphrases of six of them (two of one, one each of five).
+The scripted judge marks the fine-tune ``tuned`` down on a paraphrase and nobody else, so
+its drop is real and known in sign, the base's is noise. Every figure of the originals
+must be the same in both passes; the drops are checked against numpy on the samples.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gtreview.app.sample_project import ensure_sample_project
+from gtreview.core.grading import ComponentKind, component_kind
+from gtreview.core.rubric import Component, Question
+from gtreview.core.statistics import Interval, clustered_paired_difference
+from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
+from gtreview.report.document import Table
+from gtreview.report.run_report import build_report
+from gtreview.results.analysis import RunAnalysis, analyse
+from gtreview.results.documents import cluster_labels
+from gtreview.results.figures import run_figures
+from gtreview.results.loader import RunResults, SampleStatus, load_run_results
+from gtreview.results.paraphrase import ModelParaphrase, PairedDrop, ParaphraseReport, paraphrase_report
+from gtreview.results.paraphrase_text import NOT_MEASURED, paraphrase_readings
+from gtreview.runs.execute import run_pass
+from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.store import runs_repo, sets_repo
+from gtreview.store.project import Project
+from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
+
+stats = pytest.importorskip("scipy.stats")  # a test-only dependency (the ``test`` extra)
+
+REPEATS = 3
+REWORDED = {"A1": 2, "A2": 1, "A3": 1, "B4": 1, "B5": 1, "C8": 1}  # original -> how many paraphrases
+FLAGGED = "A1-p1"  # the base's answers to this paraphrase are flagged for an expert
+_QUESTION = re.compile(r"QUESTION (\S+):")
+
+
+def with_a_fact(question: Question) -> Question:
+    """The question with its second component made a binary fact, so every kind has a drop."""
+    components = [
+        Component.model_validate({**c.model_dump(), "binary": True}) if c.id == "C2" else c for c in question.components
+    ]
+    return question.model_copy(update={"components": components})
+
+
+def paraphrases_of(questions: list[Question]) -> list[Question]:
+    by_id = {q.id: q for q in questions}
+    return [
+        by_id[qid].model_copy(
+            update={
+                "id": f"{qid}-p{n}",
+                "paraphrase_of": qid,
+                "question": f"Put another way ({n}): {by_id[qid].question}",
+            }
+        )
+        for qid, count in REWORDED.items()
+        for n in range(1, count + 1)
+    ]
+
+
+def open_backend(questions: dict[str, Question]):  # type: ignore[no-untyped-def]
+    def judge(request: CompletionRequest) -> str:
+        content = request.messages[1].content
+        qid = next(m.group(1) for m in _QUESTION.finditer(content) if m.group(1) in questions)
+        question = questions[qid]
+        answer = answer_of(request)
+        rng = random.Random(answer)
+        tuned, reworded = answer.startswith("tuned"), question.paraphrase_of is not None
+        share = 0.3 if tuned and reworded else (0.9 if tuned else 0.6)
+        awards = {}
+        for c in question.components:
+            if component_kind(question, c) is ComponentKind.BINARY:  # all or nothing
+                awards[c.id] = int(c.points) if rng.random() < share else 0
+            elif not c.is_gate:  # reworded, the fine-tune that recited the source's wording loses it
+                low, high = (
+                    (0, int(c.points) // 2)
+                    if tuned and reworded
+                    else (int(c.points) // 2 if tuned else 0, int(c.points))
+                )
+                awards[c.id] = rng.randint(low, high)
+        unsure = qid == FLAGGED and answer.startswith("base")  # the judge asks an expert about these
+        return verdict_json(
+            question,
+            rng.random() < share,
+            awards,
+            adjudication_required=unsure,
+            adjudication_note="reworded: unsure" if unsure else "",
+        )
+
+    def model(spec: str):  # type: ignore[no-untyped-def]
+        def answer(request: CompletionRequest) -> CompletionResult:
+            rng = random.Random(f"{spec}{request.sampling.seed}{request.messages[1].content}")
+            return CompletionResult(text=f"{spec} answer " + " ".join(["reef"] * rng.randint(4, 20)))
+
+        return answer
+
+    return lambda spec: ScriptedBackend(judge if "judge" in spec else model(spec), spec=spec)
+
+
+Passes = tuple[RunResults, RunAnalysis, RunResults, RunAnalysis]
+
+
+@contextmanager
+def paraphrase_project(folder: Path) -> Iterator[tuple[Project, Passes]]:
+    """The sample project with both passes run, and their results and analyses."""
+    project = ensure_sample_project(folder / "sample")
+    rubric = sets_repo.export_rubric(project.engine, 1)
+    rubric.questions = [with_a_fact(q) for q in rubric.questions]
+    variants = paraphrases_of(rubric.questions)
+    everything = {q.id: q for q in [*rubric.questions, *variants]}
+    patch = pytest.MonkeyPatch()
+    patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
+    loaded: list[tuple[RunResults, RunAnalysis]] = []
+    for name, questions in (("originals", rubric.questions), ("with paraphrases", [*rubric.questions, *variants])):
+        config = PassConfig(
+            name=name,
+            models=[ModelEntry(label=label, spec=label) for label in ("base", "tuned", "other")],
+            judge="judge",
+            repeats=REPEATS,
+            sampling=Sampling(seed=3, temperature=0.7, max_tokens=64),
+            drift_every=0,
+        )
+        result = run_pass(
+            project.engine,
+            config,
+            questions,
+            rubric_hash="h",
+            open_backend=open_backend(everything),
+            set_id=1,
+            global_variants=rubric.global_variants,
+        )
+        results = load_run_results(project.engine, result.run_id)
+        loaded.append((results, analyse(results, n_boot=400, n_perm=500)))
+    patch.undo()
+    (plain, plain_analysis), (with_variants, analysis) = loaded
+    listed = {r.id: r.generations for r in runs_repo.list_runs(project.engine)}
+    # the Runs view's count (the link table) still agrees with the loader's, paraphrases included
+    assert listed[with_variants.run_id] == with_variants.record_counts()["generations"]
+    try:
+        yield project, (plain, plain_analysis, with_variants, analysis)
+    finally:
+        project.close()
+
+
+@pytest.fixture(scope="module")
+def passes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Passes]:
+    with paraphrase_project(tmp_path_factory.mktemp("paraphrase")) as (_project, loaded):
+        yield loaded
+
+
+def _per_question_table(results: RunResults, analysis: RunAnalysis) -> list[list[str]]:
+    blocks = build_report(results, analysis).blocks
+    heading = next(i for i, b in enumerate(blocks) if getattr(b, "text", "") == "Per question")
+    return next(b.rows for b in blocks[heading:] if isinstance(b, Table))
+
+
+def test_paraphrases_leave_every_figure_of_the_originals_unchanged(passes: Passes) -> None:
+    plain, plain_analysis, with_variants, analysis = passes
+    assert [q.id for q in with_variants.questions] == [q.id for q in plain.questions]
+    assert len(with_variants.paraphrases) == sum(REWORDED.values()) and not plain.paraphrases
+    assert len(with_variants.paraphrase_samples) == sum(REWORDED.values()) * 3 * REPEATS
+    assert with_variants.samples == plain.samples and with_variants.pairs == plain.pairs
+    assert {s.qid for s in with_variants.paraphrase_pairs} == {q.id for q in with_variants.paraphrases}
+    apart = {"run_id", "name", "paraphrase"}
+    assert analysis.model_dump(exclude=apart) == plain_analysis.model_dump(exclude=apart)  # the design figures too
+    figures, plain_figures = run_figures(with_variants, analysis), run_figures(plain, plain_analysis)
+    assert figures.model_dump(exclude=apart) == plain_figures.model_dump(exclude=apart)  # results --json
+    assert _per_question_table(with_variants, analysis) == _per_question_table(plain, plain_analysis)
+    assert with_variants.record_counts()["generations"] == plain.record_counts()["generations"] + len(
+        with_variants.paraphrase_samples
+    )
+
+
+def _by_hand(results: RunResults, model: str, value: str = "total") -> dict[str, float]:
+    """Per original with a scored paraphrase: its answers' mean less its paraphrases' answers' mean."""
+
+    def number(sample) -> float | None:  # type: ignore[no-untyped-def]
+        if sample.status is SampleStatus.ERROR:
+            return 0.0
+        if sample.status is not SampleStatus.SCORED:
+            return None
+        return float(sample.total) if value == "total" else float(bool(sample.gate_passed))
+
+    def answers(samples, qids) -> list[float]:  # type: ignore[no-untyped-def]
+        found = (number(s) for s in samples if s.model == model and s.qid in qids)
+        return [v for v in found if v is not None]
+
+    drops = {}
+    for original in REWORDED:
+        variants = {q.id for q in results.paraphrases if q.paraphrase_of == original}
+        mine, theirs = answers(results.samples, {original}), answers(results.paraphrase_samples, variants)
+        if mine and theirs:
+            drops[original] = float(np.mean(mine) - np.mean(theirs))
+    return drops
+
+
+def test_the_drops_match_a_computation_by_hand(passes: Passes) -> None:
+    results, report = passes[2], passes[3].paraphrase
+    assert report is not None and report.n_paraphrases == 7 and report.n_originals == 6
+    hand = {m: _by_hand(results, m) for m in results.models}
+    for label in results.models:
+        model = report.for_model(label)
+        assert model is not None and model.n_pairs == len(hand[label]) == 6
+        assert model.drop == pytest.approx(np.mean(list(hand[label].values())))
+        gates = _by_hand(results, label, "gate")
+        assert model.kinds["gate"].drop == pytest.approx(np.mean(list(gates.values())))
+    assert [q.qid for q in report.questions] == list(REWORDED)  # the reworded originals, in set order
+    assert report.questions[0].paraphrases == ["A1-p1", "A1-p2"]
+    for question in report.questions:
+        assert question.drops == pytest.approx({m: hand[m][question.qid] for m in results.models})
+    tuned = report.for_model("tuned")
+    assert tuned is not None and tuned.versus_base is not None
+    paired = [hand["tuned"][q] - hand["base"][q] for q in hand["tuned"]]
+    assert tuned.versus_base.difference == pytest.approx(np.mean(paired)) and tuned.versus_base.n_pairs == 6
+    assert tuned.drop is not None and tuned.drop > 1  # the scripted judge marks the fine-tune down when reworded
+    assert tuned.kinds["binary"].drop is not None and tuned.kinds["binary"].drop > 0
+    base = report.for_model("base")
+    assert base is not None and base.versus_base is None and base.is_base
+
+
+def test_the_interval_resamples_source_documents(passes: Passes) -> None:
+    results, report = passes[2], passes[3].paraphrase
+    assert report is not None
+    clusters = cluster_labels([q.id for q in results.questions], results.documents)
+    assert len({clusters[[q.id for q in results.questions].index(qid)] for qid in REWORDED}) < len(REWORDED)
+    drops = np.full(len(results.questions), np.nan)
+    hand = _by_hand(results, "tuned")
+    for index, question in enumerate(results.questions):
+        drops[index] = hand.get(question.id, np.nan)
+    # the per-question drops resampled by document: the design's own cluster bootstrap
+    expected = clustered_paired_difference(drops, np.zeros_like(drops), clusters, n_boot=400, seed=0)
+    tuned = report.for_model("tuned")
+    assert tuned is not None and tuned.ci == expected.ci and tuned.n_clusters == expected.n_clusters
+
+
+def test_with_every_question_its_own_cluster_the_interval_is_scipys_bootstrap(passes: Passes) -> None:
+    results = passes[2].model_copy(update={"documents": {}})  # no question cites a document: a cluster each
+    report = paraphrase_report(results, n_boot=20000, seed=5)
+    drops = list(_by_hand(results, "tuned").values())
+    theirs = stats.bootstrap((drops,), np.mean, method="percentile", n_resamples=20000, random_state=5)
+    tuned = report.for_model("tuned")
+    assert tuned is not None and tuned.ci is not None
+    spread = np.ptp(drops)
+    assert tuned.ci.low == pytest.approx(theirs.confidence_interval.low, abs=0.03 * spread)
+    assert tuned.ci.high == pytest.approx(theirs.confidence_interval.high, abs=0.03 * spread)
+    assert tuned.ci.level == 0.95
+
+
+def test_the_plain_reading_says_what_the_drop_supports(passes: Passes) -> None:
+    report = passes[3].paraphrase
+    assert report is not None and len(report.readings) == 2  # one per fine-tune
+    line = report.readings[0]
+    assert line.startswith("tuned loses ") and "points /10 under paraphrase (95% CI " in line
+    assert "resampling source documents, 6 questions); the base base " in line and "the fine-tune's " in line
+    assert passes[1].paraphrase is not None and passes[1].paraphrase.readings == [NOT_MEASURED]
+    figures = json.loads(run_figures(passes[2], passes[3]).model_dump_json())
+    assert figures["paraphrase"]["readings"] == report.readings  # results --json carries the same words
+
+
+def _report(extra: Interval | None, difference: float = 1.1) -> ParaphraseReport:
+    kinds: dict = {}  # type: ignore[type-arg]
+    base = ModelParaphrase(
+        label="SmolLM", is_base=True, drop=0.1, ci=Interval(low=-0.3, high=0.5), n_pairs=14, n_clusters=6, kinds=kinds
+    )
+    tuned = ModelParaphrase(
+        label="SmolLM-LoRA",
+        is_base=False,
+        drop=1.2,
+        ci=Interval(low=0.4, high=2.0),
+        n_pairs=14,
+        n_clusters=6,
+        kinds=kinds,
+        versus_base=PairedDrop(difference=difference, ci=extra, n_pairs=14, n_clusters=6),
+    )
+    return ParaphraseReport(base="SmolLM", n_paraphrases=14, n_originals=14, models=[base, tuned], readings=[])
+
+
+def test_the_reading_claims_memorised_wording_only_when_the_interval_clears_zero() -> None:
+    [leans] = paraphrase_readings(_report(Interval(low=0.3, high=1.9)))
+    assert leans == (
+        "SmolLM-LoRA loses 1.2 points /10 under paraphrase (95% CI 0.4 to 2.0, resampling source documents, "
+        "14 questions); the base SmolLM loses 0.1 (95% CI -0.3 to 0.5, resampling source documents, 14 questions); "
+        "the fine-tune's extra loss 1.1 (95% CI 0.3 to 1.9, resampling source documents, 14 questions) says its "
+        "score leans on the source's wording more than the base's does."
+    )
+    [noise] = paraphrase_readings(_report(Interval(low=-0.2, high=1.9)))
+    assert noise.endswith("is within noise: rewording does not tell it apart from the base here.")
+    [better] = paraphrase_readings(_report(Interval(low=-1.5, high=-0.2), difference=-0.8))
+    assert "smaller loss 0.8 (95% CI 0.2 to 1.5," in better and better.endswith("better than the base.")

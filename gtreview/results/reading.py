@@ -29,6 +29,7 @@ from gtreview.results.design import FinetuneDesign
 from gtreview.results.design_text import mcnemar_reading, num, with_interval
 from gtreview.results.loader import RunResults
 from gtreview.results.membership_text import membership_of
+from gtreview.results.paraphrase import ParaphraseReport
 from gtreview.results.reading_rules import (
     MIN_QUESTIONS,
     Evidence,
@@ -260,6 +261,25 @@ def _judge_line(gated: bool | None, line: str) -> ReadingLine:
     return ReadingLine(topic="Judge", figures=line or "–", reading=reading)
 
 
+def paraphrase_inputs(report: ParaphraseReport | None) -> dict[str, ParaphraseInput]:
+    """Per fine-tune its paraphrase test as the reading takes it, from the pass's paraphrase
+    report (the same figures its Paraphrase tab and PDF section print); none without paraphrases."""
+    if report is None or not report.measured:
+        return {}
+    base = report.for_model(report.base)
+    return {
+        model.label: ParaphraseInput(
+            finetune_drop=model.drop,
+            base_drop=base.drop if base is not None else None,
+            difference=model.versus_base.difference,
+            ci=model.versus_base.ci,
+            n_pairs=model.versus_base.n_pairs,
+        )
+        for model in report.models
+        if not model.is_base and model.versus_base is not None
+    }
+
+
 def fine_tune_readings(
     results: RunResults,
     analysis: RunAnalysis,
@@ -272,9 +292,12 @@ def fine_tune_readings(
     """One reading per fine-tune (the base has none), in the pass's model order.
 
     ``noise`` gives a model's split from judge repeats; a model missing from it gets
-    :func:`sampling_noise` of its scores, judge noise not measured. ``judge_gated`` is
+    :func:`sampling_noise` of its scores, judge noise not measured. ``paraphrase`` defaults
+    to the pass's own paraphrase report (``analysis.paraphrase``). ``judge_gated`` is
     the judge gate's decision (None: not checked) and ``judge_line`` its sentence.
     """
+    if paraphrase is None:
+        paraphrase = paraphrase_inputs(analysis.paraphrase)
     base = results.base
     designs = {d.label: d for d in analysis.design.finetunes} if analysis.design is not None else {}
     rates = {m.label: m.gate for m in analysis.models}
@@ -288,7 +311,7 @@ def fine_tune_readings(
         facts, reasoning = (_kind(figures.kind_differences, k, units) for k in ("binary", "reasoning"))
         gate_share = _kind(figures.kind_differences, "gate", units)
         membership, membership_line = _membership(results, label)
-        para, para_line = _paraphrase((paraphrase or {}).get(label), label, base)
+        para, para_line = _paraphrase(paraphrase.get(label), label, base)
         judged = {m for m in (label, base) if m in (noise or {}) and splits[m].se_judge is not None}
         evidence = Evidence(
             label=label,

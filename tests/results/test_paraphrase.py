@@ -298,3 +298,21 @@ def test_the_reading_claims_memorised_wording_only_when_the_interval_clears_zero
     assert noise.endswith("is within noise: rewording does not tell it apart from the base here.")
     [better] = paraphrase_readings(_report(Interval(low=-1.5, high=-0.2), difference=-0.8))
     assert "smaller loss 0.8 (95% CI 0.2 to 1.5," in better and better.endswith("better than the base.")
+
+
+def test_the_one_page_reading_takes_the_passes_own_paraphrase_figures(passes: Passes) -> None:
+    """The reading's paraphrase line is the Paraphrase tab's figures, not a second computation."""
+    from gtreview.results.reading import fine_tune_readings
+
+    _, _, results, analysis = passes
+    report = analysis.paraphrase
+    assert report is not None and report.measured
+    (tuned,) = [r for r in fine_tune_readings(results, analysis) if r.label == "tuned"]
+    line = next(item for item in tuned.lines if item.topic == "Paraphrase")
+    model = report.for_model("tuned")
+    assert model is not None and model.versus_base is not None
+    assert f"over {model.versus_base.n_pairs} pairs" in line.figures
+    assert "not measured" not in line.figures and "loses more than base under paraphrase" in line.reading
+    originals, original_analysis = passes[0], passes[1]
+    (first,) = [r for r in fine_tune_readings(originals, original_analysis) if r.label == "tuned"]
+    assert next(i for i in first.lines if i.topic == "Paraphrase").reading == "not measured: no paraphrased variants"

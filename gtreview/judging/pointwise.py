@@ -185,10 +185,10 @@ def judge_answers(
             raise cancelled()
         requests = []
         for item in pending:
-            order = item.task.component_order
-            shape = f"{item.task.question.id}\n{order}"  # a shuffled repeat's schema lists its keys in its order
+            component_order = item.task.component_order
+            shape = f"{item.task.question.id}\n{component_order}"  # a shuffled repeat's schema: keys in its order
             if shape not in schemas:
-                shown = presented(item.task.question, order)
+                shown = presented(item.task.question, component_order)
                 schemas[shape] = verdict_schema(shown, reason_chars=settings.reason_chars)
             requests.append(
                 CompletionRequest(

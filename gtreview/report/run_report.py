@@ -24,6 +24,7 @@ from gtreview.report.document import (
     Table,
 )
 from gtreview.report.membership_section import add_membership_section
+from gtreview.report.noise_section import add_noise_section
 from gtreview.report.pdf import render_pdf
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
@@ -65,6 +66,7 @@ def build_report(
     doc.add(Heading(text="Finding"), Paragraph(text=analysis.finding, style="finding"))
     _summary(doc, results, analysis)
     add_design_section(doc, analysis.design)
+    add_noise_section(doc, analysis.noise)
     _charts(doc, results, analysis)
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)

@@ -25,6 +25,7 @@ from gtreview.core.statistics import (
 )
 from gtreview.results.design import DesignFigures, design_figures
 from gtreview.results.loader import KINDS, RunResults
+from gtreview.results.noise import NoiseReport, noise_report
 from gtreview.results.rows import nanmean, nansd
 
 KIND_NAMES = {"gate": "gate", "binary": "binary facts", "reasoning": "reasoning"}
@@ -71,6 +72,7 @@ class RunAnalysis(BaseModel):
     items: ItemAnalysis
     finding: str
     design: DesignFigures | None = None  # clustered by document, McNemar, pass^k, Bradley-Terry, length
+    noise: NoiseReport | None = None  # judge noise apart from model noise (J verdicts per answer)
 
 
 def _rows(results: RunResults, key: str) -> dict[str, list[int]]:
@@ -200,6 +202,7 @@ def analyse(results: RunResults, *, seed: int = 0, n_boot: int = 2000, n_perm: i
         items=items,
         finding="",
         design=design_figures(results, seed=seed, n_boot=n_boot),
+        noise=noise_report(results),
     )
     analysis.finding = finding_text(results, analysis)
     return analysis

@@ -32,11 +32,13 @@ from PySide6.QtWidgets import (
 from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import PairResult, RunResults, SampleResult, SampleStatus
+from gtreview.results.noise_text import noise_text
 from gtreview.ui.models.sample_table import gate_text, sample_number, score_text, status_text
 from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
 from gtreview.ui.widgets.membership_view import MembershipView
+from gtreview.ui.widgets.noise_view import NoiseView
 from gtreview.ui.widgets.sample_table import SampleTable
 
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
@@ -109,6 +111,7 @@ class ResultsView(QWidget):
         self.probes.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.probes.setToolTip("Memorisation probes kept with this pass (gtreview probe --run), per benchmark section")
         self.membership = MembershipView()
+        self.noise = NoiseView()
         self.scatter_items: list[pg.ScatterPlotItem] = []
         self.inconsistent: dict[str, int] = {}  # per fine-tune: pairs whose two orders disagree
 
@@ -129,6 +132,7 @@ class ResultsView(QWidget):
         self.tables.addTab(self.leaderboard, "Leaderboard")
         self.tables.addTab(self.probes, "Probes by section")
         self.tables.addTab(self.membership, "Membership")
+        self.tables.addTab(self.noise, "Noise")
         self.lower_pane = QSplitter(Qt.Orientation.Horizontal)
         self.lower_pane.addWidget(self.tables)
         self.lower_pane.addWidget(self.comparison)
@@ -213,6 +217,8 @@ class ResultsView(QWidget):
                 self.probes.setItem(r, c, QTableWidgetItem(value))
         self.probes.resizeColumnsToContents()
         self.membership.show_results(results)
+        if analysis.noise is not None:
+            self.noise.show_text(noise_text(analysis.noise))
 
     def _arrange(self, paired: bool = True, pairwise: bool = True) -> None:
         """The charts that have something to show, three to a row (a last one alone spans the rest)."""

@@ -567,6 +567,7 @@ def _configuration(doc: ReportDocument, results: RunResults) -> None:
         ],
         ["Judge", config.judge],
         ["Judge sampling", json.dumps(config.judge_sampling.model_dump())],
+        ["Judge repeats", _judge_repeats(config.judge_repeats, config.judge_repeat_mode)],
         ["Prompt templates (sha256)", ", ".join(f"{k}: {v[:16]}…" for k, v in results.templates.items())],
         ["Drift check every", f"{config.drift_every} answers"],
     ]
@@ -596,6 +597,13 @@ def _configuration(doc: ReportDocument, results: RunResults) -> None:
             Heading(text=_cut(spec, 90), level=2),
             Table(header=["Field", "Value"], rows=detail or [["(no details)", ""]], widths=[1.2, 4]),
         )
+
+
+def _judge_repeats(repeats: int, mode: str) -> str:
+    if repeats == 1:
+        return "1 verdict per answer (judge noise not measured)"
+    how = "scored components shown in another order" if mode == "shuffled" else "judge seed + j"
+    return f"{repeats} verdicts per answer ({how}); the first is the score of record"
 
 
 def write_run_report(

@@ -241,7 +241,7 @@ class RunResults(BaseModel):
         """How many stored records the run uses, as the Runs view lists them."""
         return {
             "generations": sum(s.generated for s in self.samples),
-            "judgements": sum(s.judged for s in self.samples),
+            "judgements": sum(s.judged for s in self.samples) + len(self.repeat_verdicts),
             "pairs": sum(p.label is not None for p in self.pairs),
         }
 

@@ -58,6 +58,8 @@ def test_the_cube_holds_every_stored_verdict_and_errors_once(project) -> None:  
     results = load_run_results(project.engine, run.run_id)
     assert results.judge_repeats == 3
     rows = runs_repo.run_judgements(project.engine, run.run_id)
+    (listed,) = runs_repo.list_runs(project.engine)
+    assert listed.judgements == results.record_counts()["judgements"] == len(rows)  # repeats counted alike
     for model in results.models:
         cube = results.verdict_cube(model)
         gates = results.gate_cube(model)

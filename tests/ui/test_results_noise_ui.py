@@ -68,6 +68,7 @@ def test_noise_reads_the_same_in_the_view_and_the_pdf(qtbot, sample_window, tmp_
     window.export_report(out)
     qtbot.waitUntil(lambda: "Wrote" in window.statusBar().currentMessage(), timeout=60000)
     pdf = _flat(" ".join(page.extract_text() for page in PdfReader(str(out)).pages))
+    assert "Judge repeats 3 verdicts per answer (scored components shown in another order)" in pdf
     assert NOISE_HEADING in pdf and _flat(noise.summary.text()) in pdf
     for line in readings:
         assert _flat(line) in pdf, line

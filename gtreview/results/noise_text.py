@@ -57,7 +57,8 @@ def _share(split_judge: float | None, split_sampling: float | None) -> str:
         advice = (
             "sampling is the larger source: more answers per question would tighten the figure more than more verdicts"
         )
-    return f" The judge makes {share:.0%} of the measurement variance of the mean; {advice}."
+    shown = "under 1%" if share < 0.01 else "over 99%" if share > 0.99 else f"{share:.0%}"
+    return f" The judge makes {shown} of the measurement variance of the mean; {advice}."
 
 
 def model_reading(noise: ModelNoise) -> str:

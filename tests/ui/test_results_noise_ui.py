@@ -59,7 +59,7 @@ def test_noise_reads_the_same_in_the_view_and_the_pdf(qtbot, sample_window, tmp_
     noise = view.noise
     assert view.tables.tabText(view.tables.indexOf(noise)) == "Noise"
     assert not noise.table.isHidden() and noise.table.rowCount() > 0
-    readings = noise.readings.text().splitlines()
+    readings = [line for line in noise.readings.text().splitlines() if line]
     assert [line.split(":")[0] for line in readings] == ["base", "lora"]
     assert all("ICC(1,1)" in line for line in readings)
     assert "95%" in noise.summary.text() and "score of record" in noise.summary.text()

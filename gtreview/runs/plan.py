@@ -152,11 +152,16 @@ def judge_repeat_key(
 
 def shuffled_components(question: Question, generation: str, repeat: int) -> list[str]:
     """The component ids in the order repeat ``repeat`` shows them: the scored components
-    permuted by a seed derived from the answer and the repeat, each gate kept in its place."""
+    permuted by a seed derived from the answer and the repeat, each gate kept in its place,
+    never the rubric's own order when there are two or more to reorder (a temperature-0
+    judge shown the same prompt again says the same again, which measures nothing)."""
     ids = [c.id for c in question.components]
     scored = [c.id for c in question.components if not c.is_gate]
     seed = int(canonical_hash({"generation": generation, "repeat": repeat})[:16], 16)
-    permuted = iter(random.Random(seed).sample(scored, len(scored)))
+    drawn = random.Random(seed).sample(scored, len(scored))
+    if drawn == scored and len(scored) > 1:  # the rubric's own order would only repeat verdict 0
+        drawn = drawn[1:] + drawn[:1]
+    permuted = iter(drawn)
     gates = {c.id for c in question.components if c.is_gate}
     return [cid if cid in gates else next(permuted) for cid in ids]
 

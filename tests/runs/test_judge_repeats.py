@@ -70,8 +70,19 @@ def test_modes_give_their_own_keys_and_shuffled_keeps_the_gate_in_place() -> Non
     assert shuffled.judge_repeats[task.key][0].key != seeded.judge_repeats[task.key][0].key
     assert seeded.judge_repeats[task.key][0].seed_offset == 1
     assert seeded.judge_repeats[task.key][0].component_order is None
-    orders = {tuple(shuffled_components(QUESTIONS[0], f"g{n}", 1)) for n in range(40)}
-    assert orders == {("C1", "C2", "C3"), ("C1", "C3", "C2")}  # the gate C1 stays first
+    orders = {tuple(shuffled_components(QUESTIONS[0], f"g{n}", j)) for n in range(20) for j in (1, 2)}
+    assert orders == {("C1", "C3", "C2")}  # the gate C1 stays first; never the rubric's own order
+    four = QUESTIONS[0].model_copy(
+        update={
+            "components": [
+                *QUESTIONS[0].components,
+                *(c.model_copy(update={"id": f"X{c.id}"}) for c in QUESTIONS[0].components[1:]),
+            ]
+        }
+    )
+    drawn = {tuple(shuffled_components(four, f"g{n}", 1)) for n in range(60)}
+    assert len(drawn) > 5 and ("C1", "C2", "C3", "XC2", "XC3") not in drawn
+    assert all(order[0] == "C1" for order in drawn)
     assert plan(config()).judge_repeats == {}
 
 
@@ -142,7 +153,7 @@ def test_repeats_are_stored_a_rerun_costs_nothing_and_raising_j_asks_only_the_ne
     # Shuffled repeats show C2 and C3 in the order the plan says; the seed stays the judge's.
     assert {c.sampling.seed for c in judge.calls} == {0}
     shown = {c.messages[1].content.index("  C2 [") < c.messages[1].content.index("  C3 [") for c in judge.calls}
-    assert shown == {True, False}
+    assert shown == {False}  # with two scored components, a repeat always shows them swapped
     orders = {r.key: json.loads(r.record_json).get("component_order") for r in rows}
     assert all(orders[r.key] is not None and orders[r.key][0] == "C1" for r in rows if r.key not in first)
     again = NoisyJudge()

@@ -51,6 +51,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--judge", type=str, required=True, metavar="SPEC")
     parser.add_argument("--repeats", type=int_at_least(1), default=1, metavar="K")
+    parser.add_argument(
+        "--judge-repeats",
+        type=int_at_least(1),
+        default=1,
+        metavar="J",
+        help="verdicts per answer (default 1); with 2 or more the judge's noise is measured apart from the "
+        "model's; the first verdict stays the score of record, and a rerun asks only for new verdicts",
+    )
+    parser.add_argument(
+        "--judge-repeat-mode",
+        choices=("shuffled", "seeded"),
+        default="shuffled",
+        help="how a repeat differs: the rubric's scored components shown in another order (default; a "
+        "temperature-0 judge says the same again under a new seed) or the judge's seed + j",
+    )
     parser.add_argument("--temperature", type=float_between(0.0), default=0.7)
     parser.add_argument("--top-p", type=float_between(0.0, 1.0), default=0.95)
     parser.add_argument("--max-tokens", type=int_at_least(1), default=1024)
@@ -127,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
             models=models,
             judge=args.judge,
             repeats=args.repeats,
+            judge_repeats=args.judge_repeats,
+            judge_repeat_mode=args.judge_repeat_mode,
             sampling=Sampling(
                 temperature=args.temperature, top_p=args.top_p, seed=args.seed, max_tokens=args.max_tokens
             ),

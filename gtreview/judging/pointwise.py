@@ -58,6 +58,20 @@ class JudgeTask(BaseModel):
     question: Question
     answer: str
     fixture_id: str | None = None
+    # A judge repeat: the order the components are shown in (ids; the verdict still maps
+    # back by id) and what is added to the sampling seed. None and 0: as the rubric has it.
+    component_order: list[str] | None = None
+    seed_offset: int = 0
+
+
+def presented(question: Question, component_order: list[str] | None) -> Question:
+    """The question as the judge is shown it: its components in ``component_order``."""
+    if component_order is None:
+        return question
+    by_id = {c.id: c for c in question.components}
+    if sorted(component_order) != sorted(by_id):
+        raise ValueError(f"component order {component_order} does not name the components of {question.id}")
+    return question.model_copy(update={"components": [by_id[cid] for cid in component_order]})
 
 
 class JudgementStatus(StrEnum):
@@ -148,7 +162,7 @@ def judge_answers(
             status=status,
             prompt_sha256=sha,
             judge=backend.spec,
-            sampling=settings.sampling,
+            sampling=_offset(settings.sampling, task.seed_offset),
             **fields,
         )
         if on_judgement is not None:
@@ -162,21 +176,26 @@ def judge_answers(
             record = empty_answer_record(task.question, grader_id=backend.spec, fixture_id=task.fixture_id)
             finish(task, JudgementStatus.SCORED, record=record)
         else:
-            pending.append(_Pending(order, task, base_messages(task.question, task.answer, global_variants)))
+            shown = presented(task.question, task.component_order)
+            pending.append(_Pending(order, task, base_messages(shown, task.answer, global_variants)))
     for attempt in range(settings.reasks + 1):
         if not pending:
             break
         if cancel is not None and cancel.is_set():
             raise cancelled()
-        sampling = settings.sampling.model_copy(update={"seed": settings.sampling.seed + attempt})
         requests = []
         for item in pending:
-            qid = item.task.question.id
-            if qid not in schemas:
-                schemas[qid] = verdict_schema(item.task.question, reason_chars=settings.reason_chars)
+            component_order = item.task.component_order
+            shape = f"{item.task.question.id}\n{component_order}"  # a shuffled repeat's schema: keys in its order
+            if shape not in schemas:
+                shown = presented(item.task.question, component_order)
+                schemas[shape] = verdict_schema(shown, reason_chars=settings.reason_chars)
             requests.append(
                 CompletionRequest(
-                    messages=item.messages, sampling=sampling, json_schema=schemas[qid], schema_name="verdict"
+                    messages=item.messages,
+                    sampling=_offset(settings.sampling, attempt + item.task.seed_offset),
+                    json_schema=schemas[shape],
+                    schema_name="verdict",
                 )
             )
         if attempt == 0:
@@ -237,6 +256,10 @@ def judge_answers(
             unreachable=item.unreachable,
         )
     return [results[task.key] for task in tasks]
+
+
+def _offset(sampling: Sampling, offset: int) -> Sampling:
+    return sampling if offset == 0 else sampling.model_copy(update={"seed": sampling.seed + offset})
 
 
 def _label(task: JudgeTask) -> str:

@@ -26,6 +26,7 @@ from gtreview.report.document import (
 )
 from gtreview.report.gate_section import add_gate_section
 from gtreview.report.membership_section import add_membership_section
+from gtreview.report.noise_section import add_noise_section
 from gtreview.report.paraphrase_section import add_paraphrase_section
 from gtreview.report.pdf import render_pdf
 from gtreview.report.reading_section import add_reading_section
@@ -84,6 +85,7 @@ def build_report(
     add_reading_section(doc, readings)
     add_design_section(doc, analysis.design)
     add_paraphrase_section(doc, analysis.paraphrase)
+    add_noise_section(doc, analysis.noise)
     _charts(doc, results, analysis)
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)
@@ -585,6 +587,7 @@ def _configuration(doc: ReportDocument, results: RunResults) -> None:
         ],
         ["Judge", config.judge],
         ["Judge sampling", json.dumps(config.judge_sampling.model_dump())],
+        ["Judge repeats", _judge_repeats(config.judge_repeats, config.judge_repeat_mode)],
         ["Prompt templates (sha256)", ", ".join(f"{k}: {v[:16]}…" for k, v in results.templates.items())],
         ["Drift check every", f"{config.drift_every} answers"],
     ]
@@ -614,6 +617,13 @@ def _configuration(doc: ReportDocument, results: RunResults) -> None:
             Heading(text=_cut(spec, 90), level=2),
             Table(header=["Field", "Value"], rows=detail or [["(no details)", ""]], widths=[1.2, 4]),
         )
+
+
+def _judge_repeats(repeats: int, mode: str) -> str:
+    if repeats == 1:
+        return "1 verdict per answer (judge noise not measured)"
+    how = "scored components shown in another order" if mode == "shuffled" else "judge seed + j"
+    return f"{repeats} verdicts per answer ({how}); the first is the score of record"
 
 
 def write_run_report(

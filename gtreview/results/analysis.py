@@ -25,6 +25,7 @@ from gtreview.core.statistics import (
 )
 from gtreview.results.design import DesignFigures, design_figures
 from gtreview.results.loader import KINDS, RunResults
+from gtreview.results.noise import NoiseReport, noise_report
 from gtreview.results.paraphrase import ParaphraseReport, paraphrase_report
 from gtreview.results.rows import nanmean, nansd
 
@@ -73,6 +74,7 @@ class RunAnalysis(BaseModel):
     finding: str
     design: DesignFigures | None = None  # clustered by document, McNemar, pass^k, Bradley-Terry, length
     paraphrase: ParaphraseReport | None = None  # the drop under paraphrase (every other figure: originals only)
+    noise: NoiseReport | None = None  # judge noise apart from model noise (J verdicts per answer)
 
 
 def _rows(results: RunResults, key: str) -> dict[str, list[int]]:
@@ -203,6 +205,7 @@ def analyse(results: RunResults, *, seed: int = 0, n_boot: int = 2000, n_perm: i
         finding="",
         design=design_figures(results, seed=seed, n_boot=n_boot),
         paraphrase=paraphrase_report(results, seed=seed, n_boot=n_boot),
+        noise=noise_report(results),
     )
     analysis.finding = finding_text(results, analysis)
     return analysis

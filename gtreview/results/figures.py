@@ -9,6 +9,8 @@ from gtreview.core.stats_base import LEVEL
 from gtreview.results.analysis import RunAnalysis
 from gtreview.results.design import DesignFigures
 from gtreview.results.loader import RunResults
+from gtreview.results.noise import NoiseReport
+from gtreview.results.noise_text import NoiseText, noise_text
 from gtreview.results.paraphrase import ParaphraseReport
 from gtreview.results.rows import PairCounts, QuestionFigures, pair_counts, question_figures
 from gtreview.store.runs_repo import RunSource, RunStatus
@@ -64,6 +66,9 @@ class RunFigures(BaseModel):
     pairwise: list[PairwiseFigures]
     design: DesignFigures | None = None  # clustered difference, McNemar, pass^k, Bradley-Terry, length
     paraphrase: ParaphraseReport | None = None  # the drop under paraphrase, with its plain reading
+    judge_repeats: int = 1  # J verdicts per answer; verdict 0 is the score of record
+    noise: NoiseReport | None = None  # judge noise apart from model noise
+    noise_reading: NoiseText | None = None  # the words the view and the PDF show for it
 
 
 def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
@@ -123,4 +128,7 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
         pairwise=pairwise,
         design=analysis.design,
         paraphrase=analysis.paraphrase,
+        judge_repeats=results.judge_repeats,
+        noise=analysis.noise,
+        noise_reading=noise_text(analysis.noise) if analysis.noise is not None else None,
     )

@@ -82,6 +82,17 @@ class PairResult(BaseModel):
     reason_swapped: str = ""
 
 
+class RepeatVerdict(BaseModel):
+    """A judge repeat (verdict j >= 1) on one answer: it measures the judge, it scores nothing."""
+
+    model: str
+    qid: str
+    sample_index: int
+    repeat: int
+    total: float | None = None  # None: unscored (the judge broke its contract)
+    gate_passed: bool | None = None
+
+
 class RunResults(BaseModel):
     """A run's results over its ORIGINAL questions, which every figure is computed from;
     the paraphrased variants a pass also ran (``Question.paraphrase_of``) are kept apart in
@@ -135,6 +146,9 @@ class RunResults(BaseModel):
     def every_pair(self) -> list[PairResult]:
         return [*self.pairs, *self.paraphrase_pairs]
 
+    # stored judge repeats (j >= 1) of every question, paraphrases' too: the cubes read the questions asked
+    repeat_verdicts: list[RepeatVerdict] = Field(default_factory=list)
+
     @property
     def models(self) -> list[str]:
         return [m.label for m in self.config.models]
@@ -164,6 +178,60 @@ class RunResults(BaseModel):
                 elif sample.status is SampleStatus.SCORED and (number := value(sample)) is not None:
                     out[qi, k] = number
         return out
+
+    @property
+    def judge_repeats(self) -> int:
+        """J, the verdicts asked per answer (1: the judge's noise is not measured)."""
+        return self.config.judge_repeats
+
+    def _cube(
+        self, model: str, first: Callable[[SampleResult], float | None], repeat: Callable[[RepeatVerdict], float | None]
+    ) -> np.ndarray:
+        """(questions, repeats, judge repeats), the judge's own verdicts (an expert's override
+        is the score of record, not a verdict of the judge's). A generation error is 0 at
+        verdict 0, as in score_matrix, and NaN after: there was no answer to judge again. So
+        is an empty answer: the program fails it, the judge is never asked. Unscored,
+        missing and unjudged are NaN, as in score_matrix."""
+        index = self._index()
+        out = np.full((len(self.questions), self.repeats, self.judge_repeats), np.nan)
+        rows = {q.id: qi for qi, q in enumerate(self.questions)}
+        for qi, question in enumerate(self.questions):
+            for k in range(self.repeats):
+                sample = index.get((model, question.id, k))
+                if sample is None:
+                    continue
+                if sample.status is SampleStatus.ERROR:
+                    out[qi, k, 0] = 0.0
+                elif sample.judged and (number := first(sample)) is not None:
+                    out[qi, k, 0] = number
+        answered = {(s.qid, s.sample_index) for s in self.samples if s.model == model and s.answer_clean.strip()}
+        for verdict in self.repeat_verdicts:
+            where = (verdict.qid, verdict.sample_index)
+            if verdict.model != model or where not in answered or verdict.repeat >= self.judge_repeats:
+                continue
+            if verdict.sample_index < self.repeats and (number := repeat(verdict)) is not None:
+                out[rows[verdict.qid], verdict.sample_index, verdict.repeat] = number
+        return out
+
+    def verdict_cube(self, model: str) -> np.ndarray:
+        """(questions, repeats, J): the judge's totals, verdict 0 first (see ``_cube``)."""
+        return self._cube(
+            model,
+            lambda s: s.judge_total if s.adjudicated else s.total,
+            lambda v: v.total,
+        )
+
+    def gate_cube(self, model: str) -> np.ndarray:
+        """(questions, repeats, J): the judge's gate, 1 passed, 0 failed, NaN unknown."""
+
+        def gate(passed: bool | None) -> float | None:
+            return None if passed is None else float(passed)
+
+        return self._cube(
+            model,
+            lambda s: gate(s.judge_gate_passed if s.adjudicated else s.gate_passed),
+            lambda v: gate(v.gate_passed) if v.total is not None else None,
+        )
 
     def score_matrix(self, model: str) -> np.ndarray:
         """(questions, repeats): totals; errors are 0; unscored and missing are NaN."""
@@ -210,7 +278,7 @@ class RunResults(BaseModel):
         samples, pairs = self.every_sample(), self.every_pair()
         return {
             "generations": sum(s.generated for s in samples),
-            "judgements": sum(s.judged for s in samples),
+            "judgements": sum(s.judged for s in samples) + len(self.repeat_verdicts),
             "pairs": sum(p.label is not None for p in pairs),
         }
 
@@ -229,8 +297,9 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
     if row is None:
         raise RunRecordError(f"the project has no run {run_id}")
     stored = RunConfig.model_validate(row.config)
+    repeats: list[RepeatVerdict] = []
     if stored.has_plan:
-        samples, pairs, config = _planned(engine, stored)
+        samples, pairs, config, repeats = _planned(engine, stored)
     elif stored.harness is not None:
         samples, pairs, config = _imported(engine, run_id, row.name, stored)
     else:
@@ -264,10 +333,13 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         paraphrases=paraphrases,
         paraphrase_samples=[s for s in samples if s.qid in reworded],
         paraphrase_pairs=[p for p in pairs if p.qid in reworded],
+        repeat_verdicts=repeats,
     )
 
 
-def _planned(engine: Engine, stored: RunConfig) -> tuple[list[SampleResult], list[PairResult], PassConfig]:
+def _planned(
+    engine: Engine, stored: RunConfig
+) -> tuple[list[SampleResult], list[PairResult], PassConfig, list[RepeatVerdict]]:
     assert stored.pass_config is not None
     config = stored.pass_config
     plan = plan_pass(
@@ -280,7 +352,7 @@ def _planned(engine: Engine, stored: RunConfig) -> tuple[list[SampleResult], lis
     )
     generation_keys = [t.key for t in plan.all_generations()]
     generations = {g.key: g for g in runs_repo.generations_by_keys(engine, generation_keys)}
-    judgements = {j.key: j for j in _by_keys(engine, tables.Judgement, list(plan.judgement_keys.values()))}
+    judgements = {j.key: j for j in _by_keys(engine, tables.Judgement, plan.all_judgement_keys())}
     pair_rows = {p.key: p for p in _by_keys(engine, tables.PairJudgement, [p.key for p in plan.pairs])}
     samples = []
     for task in plan.all_generations():
@@ -305,7 +377,28 @@ def _planned(engine: Engine, stored: RunConfig) -> tuple[list[SampleResult], lis
         )
         for item in plan.pairs
     ]
-    return samples, pairs, config
+    return samples, pairs, config, _repeat_verdicts(plan, judgements)
+
+
+def _repeat_verdicts(plan: Any, judgements: dict[str, Any]) -> list[RepeatVerdict]:
+    verdicts = []
+    for task in plan.all_generations():
+        for repeat in plan.judge_repeats.get(task.key, []):
+            row = judgements.get(repeat.key)
+            if row is None:
+                continue
+            scored = row.status == "scored" and row.total is not None
+            verdicts.append(
+                RepeatVerdict(
+                    model=task.model_label,
+                    qid=task.question.id,
+                    sample_index=task.sample_index,
+                    repeat=repeat.repeat,
+                    total=float(row.total) if scored else None,
+                    gate_passed=row.gate_passed if scored else None,
+                )
+            )
+    return verdicts
 
 
 def _imported(

@@ -82,7 +82,7 @@ def run_pass(
     # Stored and hashed without credentials: a hash of a password is a way to guess it,
     # and the same pass with a changed password is still the same pass.
     stored = config.without_credentials()
-    config_hash = canonical_hash({"config": stored.model_dump(mode="json"), "rubric": rubric_hash})
+    config_hash = canonical_hash({"config": stored.identity_dump(), "rubric": rubric_hash})
     # Everything that can refuse the pass (a bad spec, a missing or unreadable model
     # file) is done before the run exists, so a pass that cannot start leaves no run.
     # Planned from the identities exactly as they are stored (redacted), so that the
@@ -151,7 +151,8 @@ def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
         engine,
         {
             RecordKind.GENERATION: lost,
-            RecordKind.JUDGEMENT: {plan.judgement_keys[k] for k in lost if k in plan.judgement_keys},
+            RecordKind.JUDGEMENT: {plan.judgement_keys[k] for k in lost if k in plan.judgement_keys}
+            | {r.key for k in lost for r in plan.judge_repeats.get(k, [])},
             RecordKind.PAIR: {p.key for p in plan.pairs if p.finetune.key in lost or p.base.key in lost},
         },
     )
@@ -162,7 +163,7 @@ def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
 def link_planned_records(engine: Engine, run_id: int, plan: PassPlan) -> None:
     """Link the run to every stored record its plan names, reused ones included."""
     runs_repo.link_records(engine, run_id, RecordKind.GENERATION, [t.key for t in plan.all_generations()])
-    runs_repo.link_records(engine, run_id, RecordKind.JUDGEMENT, plan.judgement_keys.values())
+    runs_repo.link_records(engine, run_id, RecordKind.JUDGEMENT, plan.all_judgement_keys())
     runs_repo.link_records(engine, run_id, RecordKind.PAIR, [p.key for p in plan.pairs])
 
 

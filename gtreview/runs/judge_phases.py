@@ -20,7 +20,7 @@ from gtreview.judging.calibration import DriftMonitor, standardisation_fixtures
 from gtreview.judging.pairwise import PairJudgement, PairTask, compare_answers
 from gtreview.judging.pointwise import Judgement, JudgeSettings, JudgeTask, judge_answers
 from gtreview.runs.pass_context import CANCELLED, PassCancelled, PassContext, Tally
-from gtreview.runs.plan import GenerationTask, PassPlan
+from gtreview.runs.plan import GenerationTask, JudgeRepeat, PassPlan
 from gtreview.runs.record import record_backend
 from gtreview.store import runs_repo, tables
 
@@ -59,8 +59,23 @@ def judging_left(ctx: PassContext, plan: PassPlan) -> bool:
     answer stored as a generation error is never judged."""
     tasks = plan.all_generations()
     stored = {g.key: g.status for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
-    wanted = [plan.judgement_keys[t.key] for t in tasks if stored.get(t.key, "ok") == "ok"]
+    wanted = [key for t in tasks if stored.get(t.key, "ok") == "ok" for key in _verdict_keys(plan, t)]
     return len(runs_repo.existing_keys(ctx.engine, tables.Judgement, wanted)) < len(set(wanted))
+
+
+def _verdict_keys(plan: PassPlan, task: GenerationTask) -> list[str]:
+    return [plan.judgement_keys[task.key], *(r.key for r in plan.judge_repeats.get(task.key, []))]
+
+
+def _wanted_verdicts(
+    plan: PassPlan, tasks: list[GenerationTask]
+) -> dict[str, tuple[GenerationTask, JudgeRepeat | None]]:
+    """Every verdict on these answers by key: verdict 0 (no repeat), then its J - 1 repeats."""
+    wanted: dict[str, tuple[GenerationTask, JudgeRepeat | None]] = {}
+    for task in tasks:
+        wanted[plan.judgement_keys[task.key]] = (task, None)
+        wanted.update({r.key: (task, r) for r in plan.judge_repeats.get(task.key, [])})
+    return wanted
 
 
 def judge_phase(
@@ -69,9 +84,9 @@ def judge_phase(
     settings = JudgeSettings(sampling=ctx.config.judge_sampling)
     tasks = plan.all_generations()
     stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
-    wanted = {plan.judgement_keys[t.key]: t for t in tasks if t.key in stored and stored[t.key].status == "ok"}
+    wanted = _wanted_verdicts(plan, [t for t in tasks if t.key in stored and stored[t.key].status == "ok"])
     done_keys = runs_repo.existing_keys(ctx.engine, tables.Judgement, list(wanted))
-    todo = [(key, task) for key, task in wanted.items() if key not in done_keys]
+    todo = [(key, item) for key, item in wanted.items() if key not in done_keys]
     if not todo:
         return
     backend = ctx.open_backend(ctx.config.judge)
@@ -84,10 +99,10 @@ def judge_phase(
         if judgement.unreachable:  # no verdict of the judge's: never stored, asked again next time
             missed.append(judgement)
             return
-        task = wanted[judgement.key]
+        task, repeat = wanted[judgement.key]
         ctx.result.judged += int(judgement.record is not None)
         ctx.result.unscored += int(judgement.record is None)
-        runs_repo.add_records(ctx.engine, [_judgement_record(ctx.run_id, task, judgement)])
+        runs_repo.add_records(ctx.engine, [_judgement_record(ctx.run_id, task, judgement, repeat)])
 
     try:
         drift = None
@@ -102,7 +117,14 @@ def judge_phase(
             ctx.check_cancel()
             chunk = todo[start : start + step]
             judge_tasks = [
-                JudgeTask(key=key, question=task.question, answer=stored[task.key].clean_text) for key, task in chunk
+                JudgeTask(
+                    key=key,
+                    question=task.question,
+                    answer=stored[task.key].clean_text,
+                    component_order=repeat.component_order if repeat else None,
+                    seed_offset=repeat.seed_offset if repeat else 0,
+                )
+                for key, (task, repeat) in chunk
             ]
             ctx.result.model_calls += sum(1 for t in judge_tasks if t.answer.strip())
             try:
@@ -127,9 +149,14 @@ def judge_phase(
         backend.close()
 
 
-def _judgement_record(run_id: int, task: GenerationTask, judgement: Judgement) -> tables.Judgement:
+def _judgement_record(
+    run_id: int, task: GenerationTask, judgement: Judgement, repeat: JudgeRepeat | None = None
+) -> tables.Judgement:
     record = judgement.record
-    payload = {
+    payload: dict[str, Any] = {}
+    if repeat is not None:  # verdict 0 is stored exactly as before repeats existed
+        payload.update(judge_repeat=repeat.repeat, component_order=repeat.component_order)
+    payload |= {
         "contract": record_to_contract(record) if record else None,
         "adjustments": record.adjustments if record else [],
         "unscored_reason": judgement.unscored_reason,

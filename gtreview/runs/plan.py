@@ -8,10 +8,12 @@ does only what is missing, so a killed pass resumes and a finished one costs not
 
 from __future__ import annotations
 
-from typing import Any
+import random
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import redact
 from gtreview.core.rubric import Question
@@ -19,6 +21,11 @@ from gtreview.inference.backend import ChatMessage, Sampling
 from gtreview.judging.prompts import load_template
 
 ANSWER_TEMPLATE = "answer_v1"
+JudgeRepeatMode = Literal["shuffled", "seeded"]
+
+
+class JudgeRepeatsError(UserError):
+    """A number of judge repeats that is not a whole number of at least 1."""
 
 
 class ModelEntry(BaseModel):
@@ -40,10 +47,32 @@ class PassConfig(BaseModel):
     pairwise: bool = True
     drift_every: int = 50
     generation_retries: int = 3
+    # J verdicts per answer: verdict 0 is the score of record, 1..J-1 measure the judge.
+    judge_repeats: int = 1
+    # "shuffled": a repeat shows the rubric's scored components in another order (a
+    # temperature-0 judge given a new seed would only say the same again); "seeded":
+    # the judge's sampling seed + j.
+    judge_repeat_mode: JudgeRepeatMode = "shuffled"
+
+    @field_validator("judge_repeats", mode="before")
+    @classmethod
+    def _at_least_one_verdict(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise JudgeRepeatsError(f"judge repeats must be a whole number of at least 1, not {value!r}")
+        return value
 
     @property
     def base(self) -> ModelEntry:
         return self.models[0]
+
+    def identity_dump(self) -> dict[str, Any]:
+        """This config as its run is found again: the judge-repeat fields only when they are
+        not their defaults, so a pass configured before they existed is still the same pass."""
+        dump = self.model_dump(mode="json")
+        if self.judge_repeats == 1:
+            dump.pop("judge_repeats")
+            dump.pop("judge_repeat_mode")
+        return dump
 
     def without_credentials(self) -> PassConfig:
         """This config as it is stored and hashed: every spec with its URL password (or
@@ -96,6 +125,47 @@ def judgement_key(generation: str, judge_identity: dict[str, Any], sampling: Sam
     )
 
 
+def judge_repeat_key(
+    generation: str,
+    judge_identity: dict[str, Any],
+    sampling: Sampling,
+    template_sha: str,
+    *,
+    repeat: int,
+    mode: JudgeRepeatMode,
+    component_order: list[str] | None,
+) -> str:
+    """Repeat j >= 1 of a judgement: the key of verdict 0 plus what makes this one differ
+    (its index, the mode, and the component order the judge was shown)."""
+    return canonical_hash(
+        {
+            "generation": generation,
+            "judge": judge_identity,
+            "sampling": sampling.model_dump(),
+            "template": template_sha,
+            "repeat": repeat,
+            "repeat_mode": mode,
+            "component_order": component_order,
+        }
+    )
+
+
+def shuffled_components(question: Question, generation: str, repeat: int) -> list[str]:
+    """The component ids in the order repeat ``repeat`` shows them: the scored components
+    permuted by a seed derived from the answer and the repeat, each gate kept in its place,
+    never the rubric's own order when there are two or more to reorder (a temperature-0
+    judge shown the same prompt again says the same again, which measures nothing)."""
+    ids = [c.id for c in question.components]
+    scored = [c.id for c in question.components if not c.is_gate]
+    seed = int(canonical_hash({"generation": generation, "repeat": repeat})[:16], 16)
+    drawn = random.Random(seed).sample(scored, len(scored))
+    if drawn == scored and len(scored) > 1:  # the rubric's own order would only repeat verdict 0
+        drawn = drawn[1:] + drawn[:1]
+    permuted = iter(drawn)
+    gates = {c.id for c in question.components if c.is_gate}
+    return [cid if cid in gates else next(permuted) for cid in ids]
+
+
 def pair_key(
     generation_a: str, generation_b: str, judge_identity: dict[str, Any], sampling: Sampling, template_sha: str
 ) -> str:
@@ -145,15 +215,50 @@ class PairPlan(BaseModel):
     base: GenerationTask
 
 
+class JudgeRepeat(BaseModel):
+    """One more verdict on an answer, j >= 1: what the judge is shown differently."""
+
+    key: str
+    repeat: int
+    component_order: list[str] | None = None  # shuffled mode: the order the judge sees
+    seed_offset: int = 0  # seeded mode: added to the judge's sampling seed
+
+
 class PassPlan(BaseModel):
     """Every record a pass consists of, by key; recomputed identically by the results loader."""
 
     generations: dict[str, list[GenerationTask]]
-    judgement_keys: dict[str, str]  # generation key -> judgement key
+    judgement_keys: dict[str, str]  # generation key -> judgement key (verdict 0, the score of record)
     pairs: list[PairPlan]
+    judge_repeats: dict[str, list[JudgeRepeat]] = Field(default_factory=dict)  # generation key -> verdicts 1..J-1
 
     def all_generations(self) -> list[GenerationTask]:
         return [task for tasks in self.generations.values() for task in tasks]
+
+    def all_judgement_keys(self) -> list[str]:
+        """Every verdict the pass asks for, repeats included."""
+        repeats = [r.key for rs in self.judge_repeats.values() for r in rs]
+        return [*self.judgement_keys.values(), *repeats]
+
+
+def plan_judge_repeats(
+    config: PassConfig, task: GenerationTask, judge_identity: dict[str, Any], template_sha: str
+) -> list[JudgeRepeat]:
+    repeats = []
+    for j in range(1, config.judge_repeats):
+        shuffled = config.judge_repeat_mode == "shuffled"
+        order = shuffled_components(task.question, task.key, j) if shuffled else None
+        key = judge_repeat_key(
+            task.key,
+            judge_identity,
+            config.judge_sampling,
+            template_sha,
+            repeat=j,
+            mode=config.judge_repeat_mode,
+            component_order=order,
+        )
+        repeats.append(JudgeRepeat(key=key, repeat=j, component_order=order, seed_offset=0 if shuffled else j))
+    return repeats
 
 
 def plan_pass(
@@ -174,6 +279,12 @@ def plan_pass(
         for tasks in generations.values()
         for task in tasks
     }
+    judge_repeats = {
+        task.key: plan_judge_repeats(config, task, judge_identity, pointwise_template)
+        for tasks in generations.values()
+        for task in tasks
+        if config.judge_repeats > 1
+    }
     pairs: list[PairPlan] = []
     if config.pairwise and len(config.models) > 1:
         base = {(t.question.id, t.sample_index): t for t in generations[config.base.label]}
@@ -182,4 +293,4 @@ def plan_pass(
                 other = base[(task.question.id, task.sample_index)]
                 key = pair_key(task.key, other.key, judge_identity, config.judge_sampling, pairwise_template)
                 pairs.append(PairPlan(key=key, finetune=task, base=other))
-    return PassPlan(generations=generations, judgement_keys=judgement_keys, pairs=pairs)
+    return PassPlan(generations=generations, judgement_keys=judgement_keys, pairs=pairs, judge_repeats=judge_repeats)

@@ -1,4 +1,4 @@
-"""The Run dialog: models, judge, repeats and sampling of a benchmark pass.
+"""The Run dialog: models, judge, repeats (answers and verdicts) and sampling of a benchmark pass.
 
 It starts from the last pass asked for in the project (``app.project_settings.last_pass``),
 offers Browse buttons that open in the first model folder of the preferences, and
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from gtreview.app.passes import resolve_local_files
 from gtreview.core.errors import UserError, one_line
 from gtreview.inference.backend import Sampling
-from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.runs.plan import JudgeRepeatMode, ModelEntry, PassConfig
 from gtreview.ui.widgets import html
 
 GGUF_FILTER = "GGUF models (*.gguf);;All files (*)"
@@ -62,6 +62,12 @@ class RunDialog(QDialog):
         self.browse_judge = QPushButton("&Browse…")
         self.browse_judge.clicked.connect(self._browse_judge)
         self.repeats = QSpinBox(minimum=1, maximum=100, value=5)
+        self.judge_repeats = QSpinBox(minimum=1, maximum=20, value=1)
+        self.judge_repeats.setToolTip(
+            "Verdicts per answer. With 2 or more the judge's own noise is measured apart from the model's "
+            "(the components shown in another order each time); the first verdict stays the score of record."
+        )
+        self.judge_repeat_mode: JudgeRepeatMode = "shuffled"  # as the last pass asked (the command line chooses it)
         self.temperature = QDoubleSpinBox(minimum=0.0, maximum=2.0, singleStep=0.1, value=0.7)
         self.max_tokens = QSpinBox(minimum=16, maximum=32768, value=1024)
         self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, value=1234)
@@ -85,6 +91,7 @@ class RunDialog(QDialog):
         judge_label.setBuddy(self.judge)
         form.addRow(judge_label, judge_row)
         form.addRow("&Repeats per question", self.repeats)
+        form.addRow("Judge re&peats per answer", self.judge_repeats)
         form.addRow("&Temperature", self.temperature)
         form.addRow("Max new &tokens", self.max_tokens)
         form.addRow("&Seed", self.seed)
@@ -104,6 +111,8 @@ class RunDialog(QDialog):
         if not keep_judge or not self.judge.text().strip():
             self.judge.setText(last.judge)
         self.repeats.setValue(last.repeats)
+        self.judge_repeats.setValue(last.judge_repeats)
+        self.judge_repeat_mode = last.judge_repeat_mode
         self.temperature.setValue(last.sampling.temperature)
         self.max_tokens.setValue(last.sampling.max_tokens)
         self.seed.setValue(last.sampling.seed if last.sampling.seed is not None else 1234)
@@ -152,6 +161,8 @@ class RunDialog(QDialog):
             models=models,
             judge=self.judge.text().strip(),
             repeats=self.repeats.value(),
+            judge_repeats=self.judge_repeats.value(),
+            judge_repeat_mode=self.judge_repeat_mode,
             sampling=Sampling(
                 temperature=self.temperature.value(),
                 top_p=0.95,

@@ -32,11 +32,13 @@ from PySide6.QtWidgets import (
 from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import PairResult, RunResults, SampleResult, SampleStatus
+from gtreview.results.noise_text import noise_text
 from gtreview.ui.models.sample_table import gate_text, sample_number, score_text, status_text
 from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
 from gtreview.ui.widgets.membership_view import MembershipView
+from gtreview.ui.widgets.noise_view import NoiseView
 from gtreview.ui.widgets.paraphrase_view import ParaphraseView
 from gtreview.ui.widgets.reading_view import ReadingView
 from gtreview.ui.widgets.sample_table import SampleTable
@@ -116,6 +118,7 @@ class ResultsView(QWidget):
             "One reading per fine-tune: the evidence together and what it supports, as the PDF prints it"
         )
         self.paraphrase = ParaphraseView()
+        self.noise = NoiseView()
         self.scatter_items: list[pg.ScatterPlotItem] = []
         self.inconsistent: dict[str, int] = {}  # per fine-tune: pairs whose two orders disagree
 
@@ -138,6 +141,7 @@ class ResultsView(QWidget):
         self.tables.addTab(self.probes, "Probes by section")
         self.tables.addTab(self.membership, "Membership")
         self.tables.addTab(self.paraphrase, "Paraphrase")
+        self.tables.addTab(self.noise, "Noise")
         self.lower_pane = QSplitter(Qt.Orientation.Horizontal)
         self.lower_pane.addWidget(self.tables)
         self.lower_pane.addWidget(self.comparison)
@@ -225,6 +229,8 @@ class ResultsView(QWidget):
         self.probes.resizeColumnsToContents()
         self.membership.show_results(results)
         self.paraphrase.show_report(analysis.paraphrase)
+        if analysis.noise is not None:
+            self.noise.show_text(noise_text(analysis.noise))
 
     def _arrange(self, paired: bool = True, pairwise: bool = True) -> None:
         """The charts that have something to show, three to a row (a last one alone spans the rest)."""

@@ -29,6 +29,7 @@ from gtreview.results.design import FinetuneDesign
 from gtreview.results.design_text import mcnemar_reading, num, with_interval
 from gtreview.results.loader import RunResults
 from gtreview.results.membership_text import membership_of
+from gtreview.results.noise import NoiseReport
 from gtreview.results.paraphrase import ParaphraseReport
 from gtreview.results.reading_rules import (
     MIN_QUESTIONS,
@@ -261,6 +262,14 @@ def _judge_line(gated: bool | None, line: str) -> ReadingLine:
     return ReadingLine(topic="Judge", figures=line or "–", reading=reading)
 
 
+def noise_inputs(report: NoiseReport | None) -> dict[str, NoiseSplit]:
+    """Per model the split of its noise from the pass's judge repeats (the Noise tab's
+    figures); a model judged once per answer is left out and read as sampling noise."""
+    if report is None:
+        return {}
+    return {model.model: model.split for model in report.models if model.judge_measured}
+
+
 def paraphrase_inputs(report: ParaphraseReport | None) -> dict[str, ParaphraseInput]:
     """Per fine-tune its paraphrase test as the reading takes it, from the pass's paraphrase
     report (the same figures its Paraphrase tab and PDF section print); none without paraphrases."""
@@ -292,10 +301,12 @@ def fine_tune_readings(
     """One reading per fine-tune (the base has none), in the pass's model order.
 
     ``noise`` gives a model's split from judge repeats; a model missing from it gets
-    :func:`sampling_noise` of its scores, judge noise not measured. ``paraphrase`` defaults
-    to the pass's own paraphrase report (``analysis.paraphrase``). ``judge_gated`` is
+    :func:`sampling_noise` of its scores, judge noise not measured. ``noise`` and
+    ``paraphrase`` default to the pass's own reports (``analysis.noise``, ``analysis.paraphrase``). ``judge_gated`` is
     the judge gate's decision (None: not checked) and ``judge_line`` its sentence.
     """
+    if noise is None:
+        noise = noise_inputs(analysis.noise)
     if paraphrase is None:
         paraphrase = paraphrase_inputs(analysis.paraphrase)
     base = results.base

@@ -124,3 +124,23 @@ def test_one_verdict_per_answer_says_judge_noise_is_not_measured(project) -> Non
         "tuned: judge noise not measured, one verdict per answer.",
     ]
     assert text.summary.startswith("Judge noise not measured, one verdict per answer")
+
+
+def test_the_one_page_reading_splits_the_noise_with_the_passes_own_repeats(project) -> None:  # type: ignore[no-untyped-def]
+    """The reading's noise line is the Noise tab's split, not the answers' spread alone."""
+    from gtreview.results.analysis import analyse
+    from gtreview.results.design_text import num
+    from gtreview.results.reading import fine_tune_readings
+
+    run = run_pass(
+        project.engine, config(judge_repeats=3), QUESTIONS, rubric_hash="r", open_backend=open_backend(NoisyJudge())
+    )
+    results = load_run_results(project.engine, run.run_id)
+    analysis = analyse(results, n_boot=200)
+    assert analysis.noise is not None
+    (reading,) = fine_tune_readings(results, analysis)
+    split = analysis.noise.for_model("tuned")
+    assert split is not None and split.split.se_judge is not None
+    line = next(item for item in reading.lines if item.topic == "Noise in the score")
+    assert f"tuned sampling {num(split.split.se_sampling)}, judge {num(split.split.se_judge)}" in line.figures
+    assert reading.judge_noise_measured and reading.noise["tuned"] == split.split

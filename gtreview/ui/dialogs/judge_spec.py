@@ -9,7 +9,6 @@ from pathlib import Path
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -18,20 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-GGUF_FILTER = "GGUF models (*.gguf);;All files (*)"
+from gtreview.ui.dialogs.model_files import pick_gguf
+
 JUDGE_PROMPT = "Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):"
-
-
-def start_folder(folders: list[Path]) -> str:
-    """The first model folder that exists, where a file dialog opens ('' for the default)."""
-    existing = [f for f in folders if f.expanduser().is_dir()]
-    return str(existing[0].expanduser()) if existing else ""
-
-
-def pick_gguf(parent: QWidget, title: str, folders: list[Path]) -> str:
-    """A GGUF file chosen in a file dialog, or '' when none was."""
-    chosen, _ = QFileDialog.getOpenFileName(parent, title, start_folder(folders), GGUF_FILTER)
-    return chosen
 
 
 class JudgeSpecDialog(QDialog):

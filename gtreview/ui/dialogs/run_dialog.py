@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -31,9 +30,8 @@ from gtreview.app.passes import resolve_local_files
 from gtreview.core.errors import UserError, one_line
 from gtreview.inference.backend import Sampling
 from gtreview.runs.plan import JudgeRepeatMode, ModelEntry, PassConfig
+from gtreview.ui.dialogs.model_files import pick_gguf
 from gtreview.ui.widgets import html
-
-GGUF_FILTER = "GGUF models (*.gguf);;All files (*)"
 
 
 class RunDialog(QDialog):
@@ -118,13 +116,8 @@ class RunDialog(QDialog):
         self.seed.setValue(last.sampling.seed if last.sampling.seed is not None else 1234)
         self.pairwise.setChecked(last.pairwise)
 
-    def _start_folder(self) -> str:
-        existing = [f for f in self.model_folders if f.expanduser().is_dir()]
-        return str(existing[0].expanduser()) if existing else ""
-
     def _pick_gguf(self, title: str) -> str:
-        chosen, _ = QFileDialog.getOpenFileName(self, title, self._start_folder(), GGUF_FILTER)
-        return chosen
+        return pick_gguf(self, title, self.model_folders)
 
     def _browse_model(self) -> None:
         chosen = self._pick_gguf("Add a model file")

@@ -153,7 +153,7 @@ def test_the_model_folder_is_where_the_run_dialog_looks(
     assert model_folders(settings) == [tmp_path]
     starts: list[str] = []
     monkeypatch.setattr(
-        "gtreview.ui.dialogs.run_dialog.QFileDialog.getOpenFileName",
+        "gtreview.ui.dialogs.model_files.QFileDialog.getOpenFileName",
         lambda _p, _t, start, _f: (starts.append(start), ("", ""))[1],
     )
     run = RunDialog("Set", model_folders=model_folders(settings))

@@ -151,7 +151,7 @@ def test_run_dialog_browse_starts_in_the_model_folder(qtbot, tmp_path, monkeypat
         asked.append(start)
         return next(picked), ""
 
-    monkeypatch.setattr("gtreview.ui.dialogs.run_dialog.QFileDialog.getOpenFileName", pick)
+    monkeypatch.setattr("gtreview.ui.dialogs.model_files.QFileDialog.getOpenFileName", pick)
     dialog = RunDialog("Set", model_folders=[tmp_path / "missing", tmp_path])
     qtbot.addWidget(dialog)
     dialog.add_model.click()

@@ -1,5 +1,5 @@
 """``gtreview draft``: draft a new benchmark set from the project's corpus, and
-``gtreview draft paraphrases``: draft paraphrases of a set's questions.
+``gtreview question draft-paraphrases``: draft paraphrases of a set's questions.
 
 The drafted set is saved with every question in status draft, flagged where a check
 failed; nothing is approved. The exit status is 0 when every requested question was
@@ -42,9 +42,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser = commands.add_parser(
         "draft", help="draft a new benchmark set from the project corpus (every question lands as a draft)"
     )
-    # not required here: ``draft paraphrases`` has its own; ``draft`` itself checks them (one line)
-    parser.add_argument("--model", type=str, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL")
-    parser.add_argument("--questions", type=int_at_least(1), metavar="N", help="how many questions to draft")
+    parser.add_argument(
+        "--model", type=str, required=True, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL"
+    )
+    parser.add_argument(
+        "--questions", type=int_at_least(1), required=True, metavar="N", help="how many questions to draft"
+    )
     parser.add_argument("--name", type=str, default=None, help="name of the new set (default: Draft set DATE)")
     parser.add_argument(
         "--access-mode",
@@ -67,12 +70,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_project(parser)
     add_json(parser)
     parser.set_defaults(handler=draft)
-    kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=False)
-    paraphrases = kinds.add_parser(
-        "paraphrases",
+
+
+def register_paraphrase_drafting(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``gtreview question draft-paraphrases``: the drafting model rewords a set's questions."""
+    paraphrases = group.add_parser(
+        "draft-paraphrases",
         help="draft paraphrases of a set's questions (each lands as a draft with its original's rubric)",
     )
-    paraphrases.add_argument("qids", nargs="*", metavar="QID", help="the questions to reword (default: every original)")
+    paraphrases.add_argument(
+        "qids", nargs="*", type=str, metavar="QID", help="the questions to reword (default: every original)"
+    )
     paraphrases.add_argument(
         "--model", type=str, required=True, metavar="SPEC", help="the drafting model, e.g. anthropic:MODEL"
     )
@@ -90,10 +98,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def draft(args: argparse.Namespace) -> int:
     from gtreview.app.drafting import draft_new_set, read_prices
-
-    for option, value in (("--model", args.model), ("--questions", args.questions)):
-        if value is None:
-            raise CliError(f"draft needs {option} (see gtreview draft --help)")
 
     prices = read_prices(args.prices)  # a bad price table is refused before the project opens
     project = open_cli_project(args)

@@ -24,7 +24,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the agreement (in -1..1) the 95%% lower bound must reach, on totals and on every criterion",
     )
     gate.add_argument(
-        "--measure", default=None, help="agreement on totals: weighted_kappa (default) or krippendorff_alpha"
+        "--measure", type=str, default=None, help="agreement on totals: weighted_kappa (default) or krippendorff_alpha"
     )
     gate.add_argument("--seed", type=SEED, default=0, help="seed of the bootstrap resampling (the view uses 0)")
     add_project(gate)

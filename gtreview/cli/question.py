@@ -1,4 +1,4 @@
-"""``gtreview question paraphrase|update-from-original``: the expert's paraphrases of a question.
+"""``gtreview question paraphrase|update-from-original|draft-paraphrases``: paraphrases of a question.
 
 A paraphrase lands as a draft, reviewed and approved like any question; one whose
 original's rubric was edited since is brought up to date, keeping its wording.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from gtreview.cli.common import EXIT_OK, ID, actor, add_json, add_project, open_cli_project, print_json
+from gtreview.cli.draft import register_paraphrase_drafting
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,16 +19,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     paraphrase = group.add_parser(
         "paraphrase", help="add a paraphrase of a question (a draft with the question's rubric, another wording)"
     )
-    paraphrase.add_argument("qid", metavar="QID", help="the question to reword")
-    paraphrase.add_argument("--text", required=True, help="the paraphrase's wording of the question")
+    paraphrase.add_argument("qid", type=str, metavar="QID", help="the question to reword")
+    paraphrase.add_argument("--text", type=str, required=True, help="the paraphrase's wording of the question")
     _common(paraphrase)
     paraphrase.set_defaults(handler=question_paraphrase)
     update = group.add_parser(
         "update-from-original", help="give a paraphrase its original's current rubric, keeping its wording"
     )
-    update.add_argument("qid", metavar="QID", help="the paraphrase to bring up to date")
+    update.add_argument("qid", type=str, metavar="QID", help="the paraphrase to bring up to date")
     _common(update)
     update.set_defaults(handler=question_update)
+    register_paraphrase_drafting(group)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

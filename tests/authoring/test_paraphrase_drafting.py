@@ -163,7 +163,7 @@ def test_cli_draft_paraphrases_against_a_loopback_server(project: Project, capsy
     folder = str(project.folder)
     project.close()
     with judge_server(respond_http) as url:
-        argv = ["draft", "paraphrases", "A2", "--model", f"openai:{url}/v1#drafter", "--per-question", "3"]
+        argv = ["question", "draft-paraphrases", "A2", "--model", f"openai:{url}/v1#drafter", "--per-question", "3"]
         status = main([*argv, "--project", folder, "--json"])
     out = json.loads(capsys.readouterr().out)
     assert status == EXIT_OK and out["ok"] is True
@@ -172,7 +172,9 @@ def test_cli_draft_paraphrases_against_a_loopback_server(project: Project, capsy
 
 
 def test_cli_draft_still_needs_its_own_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main(["draft", "--model", "x", "--project", str(tmp_path)]) == EXIT_USAGE
+    with pytest.raises(SystemExit) as refused:  # argparse's own refusal, in one line
+        main(["draft", "--model", "x", "--project", str(tmp_path)])
+    assert refused.value.code == EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--questions" in err
 

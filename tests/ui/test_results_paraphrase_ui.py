@@ -63,3 +63,25 @@ def test_paraphrase_reads_the_same_in_the_view_and_the_pdf(qtbot, passes: Passes
     assert tab.summary.text() == NOT_MEASURED and tab.table.isHidden() and tab.readings.isHidden()
     assert tab.per_question.isHidden() and tab.per_question_title.isHidden()
     assert NOT_MEASURED in _pdf_text(write_run_report(plain, plain_analysis, tmp_path / "plain.pdf"))
+
+
+def test_in_a_small_pane_the_words_scroll_and_the_tables_keep_their_rows(qtbot, passes: Passes) -> None:  # type: ignore[no-untyped-def]
+    """At 1280x720 a results tab is about 650x200: stacked plainly, the readings drew over
+    each other and the tables shrank to a header with no row."""
+    from gtreview.ui.widgets.paraphrase_view import ParaphraseView
+    from gtreview.ui.widgets.report_tab import ROWS_ALWAYS_SHOWN
+
+    analysis = passes[3]
+    tab = ParaphraseView()
+    qtbot.addWidget(tab)
+    tab.resize(650, 200)
+    tab.show_report(analysis.paraphrase)
+    tab.show()
+    qtbot.waitExposed(tab)
+    for label in (tab.summary, tab.readings):  # each label gets the height its wrapped text needs
+        assert label.height() >= label.heightForWidth(label.width()) > 0
+    assert tab.summary.geometry().bottom() < tab.readings.geometry().top()  # one below the other, never over
+    for table in (tab.table, tab.per_question):
+        assert table.rowCount() >= ROWS_ALWAYS_SHOWN
+        shown = table.viewport().height() // table.verticalHeader().defaultSectionSize()
+        assert shown >= ROWS_ALWAYS_SHOWN, (table, shown)

@@ -4,7 +4,7 @@ kind, and per reworded question, in the words and rows the PDF report prints
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from gtreview.results.paraphrase import ParaphraseReport
 from gtreview.results.paraphrase_text import (
@@ -16,52 +16,25 @@ from gtreview.results.paraphrase_text import (
     paraphrase_rows,
     paraphrase_summary,
 )
+from gtreview.ui.widgets.report_tab import ReportTab, fill_table
 
 
-def _table(columns: int) -> QTableWidget:
-    table = QTableWidget(0, columns)
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
-
-
-def _fill(table: QTableWidget, header: list[str], rows: list[list[str]]) -> None:
-    table.setColumnCount(len(header))
-    table.setHorizontalHeaderLabels(header)
-    table.setRowCount(len(rows))
-    for r, row in enumerate(rows):
-        for c, value in enumerate(row):
-            table.setItem(r, c, QTableWidgetItem(value))
-    table.resizeColumnsToContents()
-    table.setVisible(bool(rows))
-
-
-class ParaphraseView(QWidget):
+class ParaphraseView(ReportTab):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.summary = QLabel(NOT_MEASURED)
-        self.summary.setWordWrap(True)
-        self.readings = QLabel()
-        self.readings.setWordWrap(True)
-        self.table = _table(len(PARAPHRASE_HEADER))
-        self.per_question_title = QLabel(PER_QUESTION_TITLE)
-        self.per_question = _table(3)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.readings)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.per_question_title)
-        layout.addWidget(self.per_question, 1)
+        super().__init__(NOT_MEASURED, parent)
+        self.table = self.add_table(PARAPHRASE_HEADER)
+        self.per_question_title = self.add_title(PER_QUESTION_TITLE)
+        self.per_question = self.add_table(["Id", "Title", "Paraphrases"])
 
     def show_report(self, report: ParaphraseReport | None) -> None:
         measured = report is not None and bool(report.n_paraphrases)
         self.summary.setText(paraphrase_summary(report) if report is not None else NOT_MEASURED)
         self.readings.setText("\n".join(report.readings) if report is not None and measured else "")
         self.readings.setVisible(measured)
-        _fill(self.table, PARAPHRASE_HEADER, paraphrase_rows(report) if report is not None and measured else [])
-        _fill(
+        fill_table(self.table, paraphrase_rows(report) if report is not None and measured else [], PARAPHRASE_HEADER)
+        fill_table(
             self.per_question,
-            paraphrase_question_header(report) if report is not None else [],
             paraphrase_question_rows(report) if report is not None and measured else [],
+            paraphrase_question_header(report) if report is not None else [],
         )
         self.per_question_title.setVisible(measured)

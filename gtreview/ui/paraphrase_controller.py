@@ -11,60 +11,40 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from gtreview.app import paraphrases
 from gtreview.core.paraphrases import same_wording
 from gtreview.store.project import Project
-from gtreview.ui.dialogs.comment import CommentEdit
+from gtreview.ui.dialogs.comment import CommentDialog
 from gtreview.ui.ops import CollectionOp, OpChanges, OpResult, QueryOp, failure_kind, failure_message, notify
 from gtreview.ui.question_controller import QuestionController
 
 NOTHING_SHOWN = "No question is on screen: show the question page and select a question the filters show."
 
 
-class ParaphraseDialog(QDialog):
+class ParaphraseDialog(CommentDialog):
     """The new paraphrase's wording, starting from the original's; Ctrl+Return adds it,
     Escape cancels. OK waits for a wording that differs from the original's."""
 
     def __init__(self, qid: str, wording: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.original = wording
-        self.setWindowTitle(f"New paraphrase of {qid}")
-        label = QLabel(
+        self.original = wording  # read by _enable_ok, which the base's constructor calls
+        super().__init__(
+            f"New paraphrase of {qid}",
             f"Reword {qid}: ask for exactly the same, in other words and another sentence structure. "
-            f"The paraphrase gets {qid}'s rubric and is a draft to review like any question."
+            f"The paraphrase gets {qid}'s rubric and is a draft to review like any question.",
+            parent,
+            hint="Ctrl+Return to add the paraphrase, Escape to cancel",
         )
-        label.setWordWrap(True)
-        self.text = CommentEdit()
         self.text.setPlainText(wording)
         self.text.selectAll()  # typing replaces the original; the arrows keep it to edit
-        self.text.setTabChangesFocus(True)
-        self.text.submitted.connect(self._submit)
-        label.setBuddy(self.text)
-        hint = QLabel("Ctrl+Return to add the paraphrase, Escape to cancel")
-        hint.setEnabled(False)  # drawn as secondary text
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self._submit)
-        buttons.rejected.connect(self.reject)
-        self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.text.textChanged.connect(self._enable_ok)
-        self._enable_ok()
-        layout = QVBoxLayout(self)
-        for widget in (label, self.text, hint, buttons):
-            layout.addWidget(widget)
         self.resize(560, 280)
-        self.text.setFocus()
 
     def wording(self) -> str:
-        return self.text.toPlainText()
+        return self.comment()
 
     def _enable_ok(self) -> None:
         self.ok.setEnabled(not same_wording(self.wording(), self.original) and bool(self.wording().strip()))
-
-    def _submit(self) -> None:
-        if self.ok.isEnabled():
-            self.accept()
 
 
 class ParaphraseController(QObject):

@@ -26,7 +26,15 @@ class CommentDialog(QDialog):
     """Enter makes a new line (comments have paragraphs), Tab moves on to the buttons,
     Ctrl+Return accepts and Escape cancels."""
 
-    def __init__(self, title: str, prompt: str, parent: QWidget | None = None, *, required: bool = True) -> None:
+    def __init__(
+        self,
+        title: str,
+        prompt: str,
+        parent: QWidget | None = None,
+        *,
+        required: bool = True,
+        hint: str | None = None,
+    ) -> None:
         super().__init__(parent)
         self.required = required  # a reason the action needs: OK waits for some text, so none is lost to a refusal
         self.setWindowTitle(title)
@@ -36,8 +44,8 @@ class CommentDialog(QDialog):
         self.text.setTabChangesFocus(True)
         self.text.submitted.connect(self._submit)
         label.setBuddy(self.text)
-        hint = QLabel(("Type a reason; " if required else "") + "Ctrl+Return to accept, Escape to cancel")
-        hint.setEnabled(False)  # drawn as secondary text
+        keys = QLabel(hint or (("Type a reason; " if required else "") + "Ctrl+Return to accept, Escape to cancel"))
+        keys.setEnabled(False)  # drawn as secondary text
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._submit)
         buttons.rejected.connect(self.reject)
@@ -47,7 +55,7 @@ class CommentDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(label)
         layout.addWidget(self.text)
-        layout.addWidget(hint)
+        layout.addWidget(keys)
         layout.addWidget(buttons)
         self.resize(520, 260)
         self.text.setFocus()

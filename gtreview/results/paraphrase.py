@@ -19,6 +19,8 @@ from collections.abc import Callable
 import numpy as np
 from pydantic import BaseModel, Field
 
+from gtreview.core.paraphrases import rubric_differs
+from gtreview.core.rubric import Question
 from gtreview.core.statistics import LEVEL, ClusteredDifference, Interval, clustered_paired_difference
 from gtreview.core.stats_base import FloatArray, opt, row_means
 from gtreview.results.documents import cluster_labels
@@ -67,6 +69,13 @@ class QuestionDrop(BaseModel):
     drops: dict[str, float | None]  # model -> its answers' mean less its paraphrases' (None: not both scored)
 
 
+class LeftOut(BaseModel):
+    """A paraphrase the pass ran that is paired with no original, and why."""
+
+    qid: str
+    reason: str
+
+
 class ParaphraseReport(BaseModel):
     interval_level: float = LEVEL
     base: str
@@ -74,6 +83,7 @@ class ParaphraseReport(BaseModel):
     n_originals: int  # original questions at least one of them rewords
     models: list[ModelParaphrase]
     questions: list[QuestionDrop] = Field(default_factory=list)  # the originals that are reworded, in set order
+    left_out: list[LeftOut] = Field(default_factory=list)  # paraphrases paired with no original, and why
     readings: list[str]  # the plain reading, one line per fine-tune (per model without one)
 
     @property
@@ -125,8 +135,33 @@ def _drop(
     return figure, per_question
 
 
+def paired_paraphrases(results: RunResults) -> tuple[list[Question], list[LeftOut]]:
+    """The paraphrases a drop may be read from: their original was in the pass with the very
+    rubric they carry. A paraphrase whose original was edited after it (a stale rubric) would
+    compare two different rubrics, not two wordings of one question, so it is left out."""
+    originals = {q.id: q for q in results.questions}
+    kept: list[Question] = []
+    left: list[LeftOut] = []
+    for paraphrase in results.paraphrases:
+        original = originals.get(paraphrase.paraphrase_of or "")
+        if original is None:
+            left.append(LeftOut(qid=paraphrase.id, reason=f"{paraphrase.paraphrase_of} was not in the pass"))
+            continue
+        differs = rubric_differs(paraphrase.to_json_dict(), original.to_json_dict())
+        if differs:
+            fields = ", ".join(field.replace("_", " ") for field in differs)
+            left.append(LeftOut(qid=paraphrase.id, reason=f"its rubric differs from {original.id}'s ({fields})"))
+            continue
+        kept.append(paraphrase)
+    return kept, left
+
+
 def paraphrase_report(results: RunResults, *, seed: int = 0, n_boot: int = 2000) -> ParaphraseReport:
-    """Every model's drop under paraphrase, per component kind, and each fine-tune's extra drop."""
+    """Every model's drop under paraphrase, per component kind, and each fine-tune's extra drop,
+    from the paraphrases that reword their original with its own rubric (the rest are listed)."""
+    n_paraphrases = len(results.paraphrases)
+    kept, left_out = paired_paraphrases(results)
+    results = results.model_copy(update={"paraphrases": kept})
     clusters = cluster_labels([q.id for q in results.questions], results.documents)
     models, drops = [], {}
     for label in results.models:
@@ -157,7 +192,8 @@ def paraphrase_report(results: RunResults, *, seed: int = 0, n_boot: int = 2000)
     reworded = [(index, q) for index, q in enumerate(results.questions) if _variants(results, q.id)]
     report = ParaphraseReport(
         base=results.base,
-        n_paraphrases=len(results.paraphrases),
+        n_paraphrases=n_paraphrases,
+        left_out=left_out,
         n_originals=len(reworded),
         models=models,
         questions=[
@@ -175,4 +211,12 @@ def paraphrase_report(results: RunResults, *, seed: int = 0, n_boot: int = 2000)
     return report
 
 
-__all__ = ["KindDrop", "ModelParaphrase", "PairedDrop", "ParaphraseReport", "QuestionDrop", "paraphrase_report"]
+__all__ = [
+    "KindDrop",
+    "LeftOut",
+    "ModelParaphrase",
+    "PairedDrop",
+    "ParaphraseReport",
+    "QuestionDrop",
+    "paraphrase_report",
+]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gtreview.core.statistics import Interval
 from gtreview.results.design_text import num
+from gtreview.results.reading_rules import MIN_QUESTIONS
 
 if TYPE_CHECKING:
     from gtreview.results.paraphrase import ModelParaphrase, ParaphraseReport
@@ -25,6 +26,7 @@ PARAPHRASE_HEADER = [
 ]
 PER_QUESTION_TITLE = "Per question: the drop under paraphrase (points /10)"
 NOT_MEASURED = "Paraphrase invariance not measured: no paraphrased variants in this pass."
+DIGITS = 2  # as the tables beside the reading print them, so a figure reads the same in both
 
 
 def _ci_text(ci: Interval | None, n_pairs: int, n_clusters: int, *, flip: bool = False) -> str:
@@ -34,16 +36,20 @@ def _ci_text(ci: Interval | None, n_pairs: int, n_clusters: int, *, flip: bool =
         why = "no interval from a single source document" if n_clusters == 1 else "no interval"
         return f"{why}, {questions}"
     low, high = (-ci.high, -ci.low) if flip else (ci.low, ci.high)
-    return f"{ci.level:.0%} CI {num(low, 1)} to {num(high, 1)}, resampling source documents, {questions}"
+    return f"{ci.level:.0%} CI {num(low, DIGITS)} to {num(high, DIGITS)}, resampling source documents, {questions}"
 
 
 def _loss(drop: float, ci: Interval | None, n_pairs: int, n_clusters: int, *, words: str = "") -> str:
     """``loses 1.2{words} (95% CI ...)``, or ``gains`` with the bounds of the gain."""
     verb = "loses" if drop >= 0 else "gains"
-    return f"{verb} {num(abs(drop), 1)}{words} ({_ci_text(ci, n_pairs, n_clusters, flip=drop < 0)})"
+    return f"{verb} {num(abs(drop), DIGITS)}{words} ({_ci_text(ci, n_pairs, n_clusters, flip=drop < 0)})"
 
 
-def _what_extra_says(ci: Interval | None) -> str:
+def _what_extra_says(ci: Interval | None, n_pairs: int) -> str:
+    """What the extra drop supports, under the one-page reading's own rule: no claim from
+    fewer paraphrased questions than it reads (so the two never say different things)."""
+    if n_pairs < MIN_QUESTIONS:
+        return f"is too few paraphrased questions to read ({n_pairs}; {MIN_QUESTIONS} needed)"
     if ci is None:
         return "cannot be told from noise without an interval"
     if ci.low > 0:
@@ -74,14 +80,15 @@ def paraphrase_readings(report: ParaphraseReport) -> list[str]:
     for model in finetunes:
         parts = [model_reading(model)]
         if base.drop is not None:
-            parts.append(f"the base {base.label} {_loss(base.drop, base.ci, base.n_pairs, base.n_clusters)}")
+            base_name = "the base" if base.label == "base" else f"the base {base.label}"  # not "the base base"
+            parts.append(f"{base_name} {_loss(base.drop, base.ci, base.n_pairs, base.n_clusters)}")
         extra = model.versus_base
         if extra is not None and extra.difference is not None:
             noun = "extra loss" if extra.difference >= 0 else "smaller loss"
             parts.append(
-                f"the fine-tune's {noun} {num(abs(extra.difference), 1)} "
+                f"the fine-tune's {noun} {num(abs(extra.difference), DIGITS)} "
                 f"({_ci_text(extra.ci, extra.n_pairs, extra.n_clusters, flip=extra.difference < 0)}) "
-                f"{_what_extra_says(extra.ci)}"
+                f"{_what_extra_says(extra.ci, extra.n_pairs)}"
             )
         lines.append("; ".join(parts) + ".")
     return lines
@@ -98,8 +105,15 @@ def paraphrase_summary(report: ParaphraseReport) -> str:
         "less the mean over its paraphrases' answers, averaged over the questions: a model that learned keeps its "
         "score under paraphrase, one that memorised the source's wording loses it. The gate's drop is in its pass "
         "rate, the fact and reasoning drops in the share of their points (0 to 1). Intervals are "
-        f"{report.interval_level:.0%} bootstrap intervals that resample source documents."
+        f"{report.interval_level:.0%} bootstrap intervals that resample source documents." + _left_out(report)
     )
+
+
+def _left_out(report: ParaphraseReport) -> str:
+    if not report.left_out:
+        return ""
+    listed = "; ".join(f"{item.qid}: {item.reason}" for item in report.left_out)
+    return f" Left out, paired with no original: {listed}."
 
 
 def _cell(value: float | None, ci: Interval | None, digits: int) -> str:

@@ -21,6 +21,7 @@ import pytest
 
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.grading import ComponentKind, component_kind
+from gtreview.core.paraphrases import new_paraphrase
 from gtreview.core.rubric import Component, Question
 from gtreview.core.statistics import Interval, clustered_paired_difference
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
@@ -31,7 +32,7 @@ from gtreview.results.documents import cluster_labels
 from gtreview.results.figures import run_figures
 from gtreview.results.loader import RunResults, SampleStatus, load_run_results
 from gtreview.results.paraphrase import ModelParaphrase, PairedDrop, ParaphraseReport, paraphrase_report
-from gtreview.results.paraphrase_text import NOT_MEASURED, paraphrase_readings
+from gtreview.results.paraphrase_text import NOT_MEASURED, paraphrase_readings, paraphrase_summary
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo, sets_repo
@@ -56,13 +57,9 @@ def with_a_fact(question: Question) -> Question:
 
 def paraphrases_of(questions: list[Question]) -> list[Question]:
     by_id = {q.id: q for q in questions}
-    return [
-        by_id[qid].model_copy(
-            update={
-                "id": f"{qid}-p{n}",
-                "paraphrase_of": qid,
-                "question": f"Put another way ({n}): {by_id[qid].question}",
-            }
+    return [  # as the app makes them: the original's rubric, fixtures renamed, another wording
+        Question.model_validate(
+            new_paraphrase(by_id[qid].to_json_dict(), f"{qid}-p{n}", f"Put another way ({n}): {by_id[qid].question}")
         )
         for qid, count in REWORDED.items()
         for n in range(1, count + 1)
@@ -262,7 +259,7 @@ def test_the_plain_reading_says_what_the_drop_supports(passes: Passes) -> None:
     assert report is not None and len(report.readings) == 2  # one per fine-tune
     line = report.readings[0]
     assert line.startswith("tuned loses ") and "points /10 under paraphrase (95% CI " in line
-    assert "resampling source documents, 6 questions); the base base " in line and "the fine-tune's " in line
+    assert "resampling source documents, 6 questions); the base loses " in line and "the fine-tune's " in line
     assert passes[1].paraphrase is not None and passes[1].paraphrase.readings == [NOT_MEASURED]
     figures = json.loads(run_figures(passes[2], passes[3]).model_dump_json())
     assert figures["paraphrase"]["readings"] == report.readings  # results --json carries the same words
@@ -289,15 +286,43 @@ def _report(extra: Interval | None, difference: float = 1.1) -> ParaphraseReport
 def test_the_reading_claims_memorised_wording_only_when_the_interval_clears_zero() -> None:
     [leans] = paraphrase_readings(_report(Interval(low=0.3, high=1.9)))
     assert leans == (
-        "SmolLM-LoRA loses 1.2 points /10 under paraphrase (95% CI 0.4 to 2.0, resampling source documents, "
-        "14 questions); the base SmolLM loses 0.1 (95% CI -0.3 to 0.5, resampling source documents, 14 questions); "
-        "the fine-tune's extra loss 1.1 (95% CI 0.3 to 1.9, resampling source documents, 14 questions) says its "
-        "score leans on the source's wording more than the base's does."
+        "SmolLM-LoRA loses 1.20 points /10 under paraphrase (95% CI 0.40 to 2.00, resampling source documents, "
+        "14 questions); the base SmolLM loses 0.10 (95% CI -0.30 to 0.50, resampling source documents, 14 "
+        "questions); the fine-tune's extra loss 1.10 (95% CI 0.30 to 1.90, resampling source documents, 14 "
+        "questions) says its score leans on the source's wording more than the base's does."
     )
     [noise] = paraphrase_readings(_report(Interval(low=-0.2, high=1.9)))
     assert noise.endswith("is within noise: rewording does not tell it apart from the base here.")
     [better] = paraphrase_readings(_report(Interval(low=-1.5, high=-0.2), difference=-0.8))
-    assert "smaller loss 0.8 (95% CI 0.2 to 1.5," in better and better.endswith("better than the base.")
+    assert "smaller loss 0.80 (95% CI 0.20 to 1.50," in better and better.endswith("better than the base.")
+
+
+def test_the_extra_drop_is_not_read_from_fewer_questions_than_the_one_page_reading_reads() -> None:
+    """The tester saw "says its score leans on the source's wording" over 4 questions beside a
+    reading that said 4 pairs were too few: both now apply the reading's minimum."""
+    report = _report(Interval(low=0.3, high=1.9))
+    tuned = report.models[1]
+    assert tuned.versus_base is not None
+    few = report.model_copy(
+        update={
+            "models": [
+                report.models[0],
+                tuned.model_copy(update={"versus_base": tuned.versus_base.model_copy(update={"n_pairs": 4})}),
+            ]
+        }
+    )
+    [line] = paraphrase_readings(few)
+    assert "leans on the source's wording" not in line
+    assert line.endswith("is too few paraphrased questions to read (4; 5 needed).")
+
+
+def test_a_base_called_base_is_not_named_twice() -> None:
+    report = _report(Interval(low=0.3, high=1.9))
+    renamed = report.model_copy(
+        update={"base": "base", "models": [report.models[0].model_copy(update={"label": "base"}), report.models[1]]}
+    )
+    [line] = paraphrase_readings(renamed)
+    assert "the base base" not in line and "; the base loses 0.10 (" in line
 
 
 def test_the_one_page_reading_takes_the_passes_own_paraphrase_figures(passes: Passes) -> None:
@@ -316,3 +341,25 @@ def test_the_one_page_reading_takes_the_passes_own_paraphrase_figures(passes: Pa
     originals, original_analysis = passes[0], passes[1]
     (first,) = [r for r in fine_tune_readings(originals, original_analysis) if r.label == "tuned"]
     assert next(i for i in first.lines if i.topic == "Paraphrase").reading == "not measured: no paraphrased variants"
+
+
+def test_a_paraphrase_with_a_stale_rubric_is_left_out_and_named(passes: Passes) -> None:
+    """Its original edited after it, a paraphrase carries another rubric: a drop would compare
+    two rubrics, not two wordings of one question. The tester's approved A1-P1 was one."""
+    _, _, results, analysis = passes
+    stale = [
+        q.model_copy(update={"do_not_credit": [*q.do_not_credit, "an older exclusion"]}) if q.id == "A3-p1" else q
+        for q in results.paraphrases
+    ]
+    edited = paraphrase_report(results.model_copy(update={"paraphrases": stale}), n_boot=200)
+    assert analysis.paraphrase is not None
+    assert edited.n_paraphrases == analysis.paraphrase.n_paraphrases == len(stale)
+    assert [(item.qid, item.reason) for item in edited.left_out] == [
+        ("A3-p1", "its rubric differs from A3's (do not credit)")
+    ]
+    assert edited.n_originals == analysis.paraphrase.n_originals - 1  # A3 has no other paraphrase
+    assert "A3" not in {q.qid for q in edited.questions}
+    assert "Left out, paired with no original: A3-p1: its rubric differs from A3's (do not credit)." in (
+        paraphrase_summary(edited)
+    )
+    assert analysis.paraphrase.left_out == []  # as the app makes them, every paraphrase pairs

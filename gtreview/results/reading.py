@@ -40,6 +40,7 @@ from gtreview.results.reading_rules import (
     decide,
     finding,
 )
+from gtreview.runs.membership import base_confounds
 
 READING_HEADER = ["Evidence", f"Figures ({LEVEL:.0%} intervals)", "What it says"]
 READING_CAPTION = (
@@ -223,11 +224,10 @@ def _membership(results: RunResults, label: str) -> tuple[Finding | None, Readin
         (a for a in model.aucs if a.signal != "reference" and a.result.auc is not None),
         key=lambda a: -(a.result.auc or 0.0),
     )
-    figures = [f"reference ratio AUC {shown}"]
-    figures += [f"{others[0].name} {with_interval(others[0].result.auc, others[0].result.ci)}"] if others else []
+    figures = [f"reference ratio AUC {shown} (the signal the verdict reads)"]
+    figures += [f"also {others[0].name} {with_interval(others[0].result.auc, others[0].result.ci)}"] if others else []
     reading = reference.reading
-    control = next((m for m in report.models if m.is_base), None)
-    if control is not None and any(a.result.ci is not None and a.result.ci.low > 0.5 for a in control.aucs):
+    if base_confounds(report.models):
         reading += "; the base separates the split too, so only the reference ratio counts"
     return found, ReadingLine(topic="Membership", figures="; ".join([*figures, sides]), reading=reading)
 

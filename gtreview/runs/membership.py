@@ -253,6 +253,20 @@ def _separates(auc: SignalAuc) -> bool:
     return ci is not None and ci.low > 0.5
 
 
+def _tells_apart(auc: SignalAuc) -> bool:
+    """The interval excludes 1/2 on either side: the signal tells the two sides apart, in
+    whichever direction (for the base, either direction says the sides differ in kind)."""
+    ci = auc.result.ci
+    return ci is not None and (ci.low > 0.5 or ci.high < 0.5)
+
+
+def base_confounds(models: Sequence[ModelMembership]) -> list[SignalAuc]:
+    """The base's signals that tell the split apart: the base was never trained on it, so
+    those differences lie in the passages, and only the reference ratio reads a fine-tune."""
+    base = next((m for m in models if m.is_base), None)
+    return [a for a in base.aucs if _tells_apart(a)] if base is not None else []
+
+
 def _strength(auc: SignalAuc) -> tuple[float, float]:
     """Order signals by the lower end of their interval, then by the AUC itself."""
     return (auc.result.ci.low if auc.result.ci is not None else -1.0, auc.result.auc or 0.0)
@@ -262,7 +276,7 @@ def _readings(models: Sequence[ModelMembership]) -> list[str]:
     """The base as control first, then each fine-tune's strongest signal."""
     base, finetunes = models[0], models[1:]
     lines = []
-    confounded = [a for a in base.aucs if _separates(a)]
+    confounded = base_confounds(models)
     if confounded:
         lines.append(
             f"The base model ({base.label}), never trained on this split, separates it too "

@@ -473,13 +473,18 @@ def _fmt(name: str, diff: Difference | None, unit: str = "") -> str:
     return f"{name}: {diff.mean_difference:+.3f}{unit}{ci} ({diff.verdict}, n={diff.n_questions})"
 
 
+# Said when no memorisation signal clears zero for the fine-tune. Not "within noise": a
+# signal may well clear zero the other way (the base more familiar with the passages).
+NO_SIGN_OF_RECITING = "no sign it recites the sources more than the base"
+
+
 def reading(
     familiarity: FamiliarityReport,
     recall: RecallReport,
     pointwise: Mapping[str, Mapping[str, Difference]] | None = None,
 ) -> list[Reading]:
     """One reading per fine-tune: "reasons better", "recites more, reasons no better",
-    "recites more" (no pointwise scores to judge reasoning by) or "within noise".
+    "recites more" (no pointwise scores to judge reasoning by) or NO_SIGN_OF_RECITING.
 
     *Recites more* needs an interval clear of zero on a memorisation signal that a
     better general model would not also show: 4-gram recall of the passages beyond
@@ -509,7 +514,7 @@ def reading(
         elif recites:
             text = "recites more, reasons no better" if reasons is not None else "recites more"
         else:
-            text = "within noise"
+            text = NO_SIGN_OF_RECITING
         evidence = [
             _fmt("log-likelihood on passages", fam.passages, " nats/token"),
             _fmt(f"log-likelihood on {familiarity.control_kind} controls", fam.controls, " nats/token"),

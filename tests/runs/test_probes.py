@@ -20,6 +20,7 @@ from gtreview.core.errors import UserError
 from gtreview.core.statistics import Difference, Interval
 from gtreview.inference.llama_engine import BatchedLlamaEngine
 from gtreview.runs.probes import (
+    NO_SIGN_OF_RECITING,
     FamiliarityComparison,
     FamiliarityReport,
     RecallComparison,
@@ -227,13 +228,13 @@ def test_reading_recites_more_reasons_no_better() -> None:
 def test_reading_reasons_better_and_within_noise() -> None:
     fam, rec = reports(excess=FLAT, ngram=FLAT, control_ngram=FLAT)
     assert reading(fam, rec, {"lora": {"Reasoning": UP}})[0].text == "reasons better"
-    assert reading(fam, rec)[0].text == "within noise"
+    assert reading(fam, rec)[0].text == NO_SIGN_OF_RECITING
     assert reading(fam, rec)[0].reasons_better is None
 
 
 def test_reading_discounts_recall_that_the_controls_show_too() -> None:
     fam, rec = reports(excess=FLAT, ngram=UP, control_ngram=UP)  # better at any text, not at these passages
-    assert reading(fam, rec)[0].text == "within noise"
+    assert reading(fam, rec)[0].text == NO_SIGN_OF_RECITING
     fam, rec = reports(excess=UP, ngram=FLAT, control_ngram=FLAT)
     assert reading(fam, rec)[0].text == "recites more"
 

@@ -138,7 +138,7 @@ class ResultsView(QWidget):
         self.tables.addTab(self.samples, "Samples")
         self.tables.addTab(self.reading, "Reading")
         self.tables.addTab(self.leaderboard, "Leaderboard")
-        self.tables.addTab(self.probes, "Probes by section")
+        self.tables.addTab(self.probes, "Probes")
         self.tables.addTab(self.membership, "Membership")
         self.tables.addTab(self.paraphrase, "Paraphrase")
         self.tables.addTab(self.noise, "Noise")

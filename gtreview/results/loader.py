@@ -109,7 +109,8 @@ class RunResults(BaseModel):
     samples: list[SampleResult]
     pairs: list[PairResult]
     models_described: dict[str, Any] = Field(default_factory=dict)
-    identities: dict[str, Any] = Field(default_factory=dict)
+    identities: dict[str, Any] = Field(default_factory=dict)  # model label -> file identity the pass recorded
+    judge_identity: dict[str, Any] = Field(default_factory=dict)
     templates: dict[str, str] = Field(default_factory=dict)
     rubric_hash: str = ""
     probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
@@ -326,6 +327,7 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         pairs=[p for p in pairs if p.qid not in reworded],
         models_described=stored.models,
         identities=stored.identities,
+        judge_identity=stored.judge_identity,
         templates=stored.templates.model_dump(),
         rubric_hash=row.rubric_hash,
         probes=stored.probes,

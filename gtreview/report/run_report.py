@@ -72,7 +72,7 @@ def build_report(
             ("Benchmark set", set_name or "none in this project (questions from a rubric file)"),
             ("Set version (rubric sha256)", results.rubric_hash[:16] + "…" if results.rubric_hash else "–"),
             ("Sign-off", signoff or "not signed off"),
-            ("Run", f"{results.run_id} ({results.status})"),
+            ("Run", f"{results.run_id} ({results.shown_status})"),
             ("Models", ", ".join(f"{m.label} = {m.spec}" for m in results.config.models)),
             ("Judge", results.config.judge),
             ("Questions × repeats", f"{len(results.questions)} × {results.repeats}" + _paraphrased(results)),

@@ -8,6 +8,7 @@ from sqlalchemy import Engine
 from gtreview.app.adjudication import agreement_report
 from gtreview.app.judge_gate import JudgeGate, judge_gate
 from gtreview.app.question_calibration import latest_calibration
+from gtreview.judging.calibration import standardisation_fixtures
 from gtreview.results.analysis import RunAnalysis, analyse, fmt
 from gtreview.results.figures import RunFigures, run_figures
 from gtreview.results.loader import RunResults, load_run_results
@@ -45,15 +46,34 @@ def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
 
 
 _STATUS_TEXT = {
-    RunStatus.FINISHED: "Pass finished: every drift check passed.",
-    RunStatus.RUNNING: "Pass running (or killed while running): run it again to resume.",
+    RunStatus.RUNNING: "Pass running: the figures are those stored so far.",
     RunStatus.STOPPED: "Pass not finished: cancelled, stopped by drift or failed (run it again to resume).",
     RunStatus.IMPORTED: "Imported from harness files: recomputed by gtreview's rules.",
 }
+INTERRUPTED_TEXT = "Pass interrupted: its process was killed or crashed (run it again to resume)."
+
+
+def _finished_text(results: RunResults) -> str:
+    """What a finished pass can say of its judge's drift: only the checks that ran passed."""
+    if results.config.drift_every <= 0:
+        return "Pass finished with drift checks off: the judge was not checked against the standardisation fixtures."
+    if not standardisation_fixtures(results.every_question()):
+        return "Pass finished: the set has no standardisation fixtures, so no drift check ran."
+    return "Pass finished: every drift check passed."
+
+
+def pass_status_text(results: RunResults) -> str:
+    """The results view's first sentence, from the status every view shows (an owner
+    process that is gone makes a running pass interrupted, as in the runs list)."""
+    if results.interrupted:
+        return INTERRUPTED_TEXT
+    if results.status is RunStatus.FINISHED:
+        return _finished_text(results)
+    return _STATUS_TEXT[results.status]
 
 
 def status_line(engine: Engine, results: RunResults, set_id: int | None, analysis: RunAnalysis | None = None) -> str:
-    parts = [_STATUS_TEXT[results.status]]
+    parts = [pass_status_text(results)]
     agreement = agreement_report(engine, results.run_id, results=results)
     if agreement.n_graded and agreement.totals is not None:
         gate = agreement.gate.kappa if agreement.gate is not None else None

@@ -42,7 +42,7 @@ def results(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     level = f"{figures.interval_level:.0%}"
-    print(f"run {figures.run_id}: {figures.name} ({figures.status.value}, {figures.repeats} repeat(s))")
+    print(f"run {figures.run_id}: {figures.name} ({figures.shown_status}, {figures.repeats} repeat(s))")
     print(f"  {gate.line}")
     for line in gate.details:  # the gate criterion by criterion, as the view's tooltip and the PDF give it
         print(f"    {line}")

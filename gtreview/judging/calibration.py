@@ -158,6 +158,16 @@ def standardisation_fixtures(
     return chosen
 
 
+DRIFT_NAMED = 3  # fixtures a drift message names; it counts the rest, so the line stays one line
+
+
+def _listed(items: list[str], separator: str) -> str:
+    """The first few items and how many more there are, so a count and its list agree."""
+    shown = separator.join(items[:DRIFT_NAMED])
+    rest = len(items) - DRIFT_NAMED
+    return f"{shown}{separator}and {rest} more" if rest > 0 else shown
+
+
 class DriftError(UserError, RuntimeError):
     """The judge stopped reproducing the standardisation fixtures; the run must stop."""
 
@@ -201,10 +211,10 @@ class DriftMonitor:
             c for c in checks if c.fixture_id in self.baseline and self.baseline[c.fixture_id] != c.judged_gate_passed
         ]
         if changed:
-            names = ", ".join(c.fixture_id for c in changed)
+            names = _listed([c.fixture_id for c in changed], ", ")
             raise DriftError(f"judge drift {when}: the gate disposition of {names} changed")
         if failed:
-            detail = "; ".join(f"{c.fixture_id}: {c.reason}" for c in failed[:3])
+            detail = _listed([f"{c.fixture_id}: {c.reason}" for c in failed], "; ")
             raise DriftError(f"judge drift {when}: {len(failed)} standardisation fixture(s) not reproduced ({detail})")
         return checks
 

@@ -3,7 +3,6 @@ per-question table, failures and unscored items, and the full configuration."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from gtreview import __version__
 from gtreview.core.numbering import difficulty_rank, natural_key, sample_number
 from gtreview.core.redaction import redact
+from gtreview.report.configuration_section import add_configuration_section
 from gtreview.report.design_section import add_design_section
 from gtreview.report.document import (
     BarChart,
@@ -33,7 +33,6 @@ from gtreview.report.reading_section import add_reading_section
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
-from gtreview.store.runs_repo import RunSource
 
 
 def _interval(summary: object) -> tuple[float, float] | None:
@@ -73,7 +72,7 @@ def build_report(
             ("Benchmark set", set_name or "none in this project (questions from a rubric file)"),
             ("Set version (rubric sha256)", results.rubric_hash[:16] + "…" if results.rubric_hash else "–"),
             ("Sign-off", signoff or "not signed off"),
-            ("Run", f"{results.run_id} ({results.status})"),
+            ("Run", f"{results.run_id} ({results.shown_status})"),
             ("Models", ", ".join(f"{m.label} = {m.spec}" for m in results.config.models)),
             ("Judge", results.config.judge),
             ("Questions × repeats", f"{len(results.questions)} × {results.repeats}" + _paraphrased(results)),
@@ -97,7 +96,7 @@ def build_report(
     add_gate_section(doc, gate_line, gate_details)
     if agreement is not None and agreement.n_graded:
         _agreement(doc, agreement)
-    _configuration(doc, results)
+    add_configuration_section(doc, results)
     return doc
 
 
@@ -560,70 +559,6 @@ def _failures(doc: ReportDocument, results: RunResults) -> None:
         )
     else:
         doc.add(Paragraph(text="Every answer was generated and judged."))
-
-
-def _configuration(doc: ReportDocument, results: RunResults) -> None:
-    doc.add(PageBreak(), Heading(text="Configuration"))
-    config = results.config
-    if results.source is RunSource.HARNESS:
-        # An import knows only what its files say: no sampling, seeds or templates of gtreview's.
-        doc.add(
-            Paragraph(
-                text="Imported from Groundtruth harness files; every total and pairwise verdict was recomputed "
-                "by gtreview's rules. The harness's sampling settings are not in its files and are not shown."
-            ),
-            Table(
-                header=["Setting", "Value"],
-                rows=[["Judge (as the files name it)", config.judge], ["Models", ", ".join(results.models)]],
-                widths=[1.2, 4],
-            ),
-        )
-        return
-    rows = [
-        ["Sampling (answers)", json.dumps(config.sampling.model_dump())],
-        [
-            "Seeds",
-            f"seed {config.sampling.seed} + (sample − 1) for samples 1..{config.repeats}; retries add 1000 per attempt",
-        ],
-        ["Judge", config.judge],
-        ["Judge sampling", json.dumps(config.judge_sampling.model_dump())],
-        ["Judge repeats", _judge_repeats(config.judge_repeats, config.judge_repeat_mode)],
-        ["Prompt templates (sha256)", ", ".join(f"{k}: {v[:16]}…" for k, v in results.templates.items())],
-        ["Drift check every", f"{config.drift_every} answers"],
-    ]
-    doc.add(Table(header=["Setting", "Value"], rows=rows, widths=[1.2, 4]))
-    for spec, described in results.models_described.items():
-        keys = (
-            "model_path",
-            "model_sha256",
-            "model_size",
-            "architecture",
-            "quantisation",
-            "lora_path",
-            "lora_sha256",
-            "lora_scale",
-            "chat_template_sha256",
-            "llama_cpp",
-            "llama_cpp_python",
-            "n_ctx",
-            "n_gpu_layers",
-            "n_threads",
-            "base_url",
-            "model",
-            "server",
-        )
-        detail = [[k, _cut(str(described[k]), 160)] for k in keys if k in described and described[k] is not None]
-        doc.add(
-            Heading(text=_cut(spec, 90), level=2),
-            Table(header=["Field", "Value"], rows=detail or [["(no details)", ""]], widths=[1.2, 4]),
-        )
-
-
-def _judge_repeats(repeats: int, mode: str) -> str:
-    if repeats == 1:
-        return "1 verdict per answer (judge noise not measured)"
-    how = "scored components shown in another order" if mode == "shuffled" else "judge seed + j"
-    return f"{repeats} verdicts per answer ({how}); the first is the score of record"
 
 
 def write_run_report(

@@ -58,6 +58,7 @@ class RunFigures(BaseModel):
     name: str
     source: RunSource
     status: RunStatus
+    shown_status: str = ""  # as every view shows it: a running run whose process is gone reads as interrupted
     interval_level: float = LEVEL
     repeats: int
     models: list[ModelFigures]
@@ -121,6 +122,7 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
         name=results.name,
         source=results.source,
         status=results.status,
+        shown_status=results.shown_status,
         repeats=results.repeats,
         models=models,
         differences=differences,

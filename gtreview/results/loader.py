@@ -102,6 +102,7 @@ class RunResults(BaseModel):
     name: str
     source: RunSource = RunSource.PASS
     status: RunStatus
+    live: bool = False  # running, and a live process holds it (see ``shown_status``)
     set_id: int | None = None
     config: PassConfig
     questions: list[Question]
@@ -109,7 +110,8 @@ class RunResults(BaseModel):
     samples: list[SampleResult]
     pairs: list[PairResult]
     models_described: dict[str, Any] = Field(default_factory=dict)
-    identities: dict[str, Any] = Field(default_factory=dict)
+    identities: dict[str, Any] = Field(default_factory=dict)  # model label -> file identity the pass recorded
+    judge_identity: dict[str, Any] = Field(default_factory=dict)
     templates: dict[str, str] = Field(default_factory=dict)
     rubric_hash: str = ""
     probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
@@ -152,6 +154,16 @@ class RunResults(BaseModel):
     @property
     def models(self) -> list[str]:
         return [m.label for m in self.config.models]
+
+    @property
+    def interrupted(self) -> bool:
+        """Stored as running, but no live process holds it (killed, crashed)."""
+        return self.status is RunStatus.RUNNING and not self.live
+
+    @property
+    def shown_status(self) -> str:
+        """The status as the runs list shows it (one function for every view)."""
+        return runs_repo.displayed_status(self.status, self.live)
 
     @property
     def base(self) -> str:
@@ -318,6 +330,7 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         name=row.name,
         source=row.source,
         status=row.status,
+        live=row.live,
         set_id=row.set_id,
         config=config,
         questions=questions,
@@ -326,6 +339,7 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         pairs=[p for p in pairs if p.qid not in reworded],
         models_described=stored.models,
         identities=stored.identities,
+        judge_identity=stored.judge_identity,
         templates=stored.templates.model_dump(),
         rubric_hash=row.rubric_hash,
         probes=stored.probes,

@@ -66,6 +66,12 @@ _TABLES: dict[RecordKind, type[tables.Generation] | type[tables.Judgement] | typ
 }
 
 
+def displayed_status(status: RunStatus, live: bool) -> str:
+    """The status as every view shows it (the runs list, the results view, the CLI, the
+    report): a ``running`` run that no live process holds was interrupted (killed, crashed)."""
+    return INTERRUPTED if status is RunStatus.RUNNING and not live else status.value
+
+
 class RunRow(BaseModel):
     """A run as stored, its configuration still untyped (``gtreview.runs.record`` types it)."""
 
@@ -76,6 +82,7 @@ class RunRow(BaseModel):
     set_id: int | None
     rubric_hash: str
     config: dict[str, Any]
+    live: bool = False  # running, and a live process holds it
 
 
 class RunSummary(BaseModel):
@@ -100,7 +107,7 @@ class RunSummary(BaseModel):
     @property
     def shown_status(self) -> str:
         """The status as every view shows it: a dead ``running`` run is interrupted."""
-        return INTERRUPTED if self.interrupted else self.status.value
+        return displayed_status(self.status, self.live)
 
     @property
     def resumable(self) -> bool:
@@ -244,6 +251,7 @@ def get_run(engine: Engine, run_id: int) -> RunRow | None:
             set_id=run.set_id,
             rubric_hash=run.rubric_hash,
             config=json.loads(run.config_json),
+            live=_live(run),
         )
 
 

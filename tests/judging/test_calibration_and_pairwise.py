@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,21 @@ def test_empty_answers_decide_without_a_call() -> None:
     )
     assert a.outcome.label is PairLabel.B_MUCH_BETTER and b.outcome.label is PairLabel.A_MUCH_BETTER
     assert both.outcome.label is PairLabel.TIE and not both.outcome.inconsistent
+
+
+def test_the_drift_message_names_as_many_fixtures_as_it_counts(interop: Rubric) -> None:
+    fixtures = standardisation_fixtures(interop.questions)
+    assert len(fixtures) == 6
+    monitor = DriftMonitor(ScriptedBackend(lambda r: verdict_json(interop.questions[0], True, {})), fixtures)
+    with pytest.raises(DriftError) as info:
+        monitor.start()
+    match = re.fullmatch(
+        r"judge drift at the start of the run: (\d+) standardisation fixture\(s\) not reproduced \((.*)\)",
+        str(info.value),
+    )
+    assert match is not None, str(info.value)
+    count, detail = int(match[1]), match[2]
+    named = [part for part in detail.split("; ") if not part.startswith("and ")]
+    more = re.search(r"; and (\d+) more$", detail)
+    assert count > 3 and len(named) + (int(more[1]) if more else 0) == count
+    assert all(part.split(":")[0] in {f.fixture_id for _, f in fixtures} for part in named)

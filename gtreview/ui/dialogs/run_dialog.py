@@ -1,4 +1,4 @@
-"""The Run dialog: models, judge, repeats (answers and verdicts) and sampling of a benchmark pass.
+"""The Run dialog: models, judge, repeats (answers and verdicts), drift checks and sampling of a benchmark pass.
 
 It starts from the last pass asked for in the project (``app.project_settings.last_pass``),
 offers Browse buttons that open in the first model folder of the preferences, and
@@ -65,6 +65,12 @@ class RunDialog(QDialog):
             "Verdicts per answer. With 2 or more the judge's own noise is measured apart from the model's "
             "(the components shown in another order each time); the first verdict stays the score of record."
         )
+        self.drift_every = QSpinBox(minimum=0, maximum=1_000_000, value=PassConfig.model_fields["drift_every"].default)
+        self.drift_every.setToolTip(
+            "The judge scores the standardisation fixtures before the pass and again after every N verdicts; "
+            "one it no longer reproduces stops the pass. 0 turns the checks off, the one at the start too "
+            "(a judge that fails them can then still run, unchecked)."
+        )
         self.judge_repeat_mode: JudgeRepeatMode = "shuffled"  # as the last pass asked (the command line chooses it)
         self.temperature = QDoubleSpinBox(minimum=0.0, maximum=2.0, singleStep=0.1, value=0.7)
         self.max_tokens = QSpinBox(minimum=16, maximum=32768, value=1024)
@@ -90,6 +96,7 @@ class RunDialog(QDialog):
         form.addRow(judge_label, judge_row)
         form.addRow("&Repeats per question", self.repeats)
         form.addRow("Judge re&peats per answer", self.judge_repeats)
+        form.addRow("&Drift check every N verdicts (0: off)", self.drift_every)
         form.addRow("&Temperature", self.temperature)
         form.addRow("Max new &tokens", self.max_tokens)
         form.addRow("&Seed", self.seed)
@@ -111,6 +118,7 @@ class RunDialog(QDialog):
         self.repeats.setValue(last.repeats)
         self.judge_repeats.setValue(last.judge_repeats)
         self.judge_repeat_mode = last.judge_repeat_mode
+        self.drift_every.setValue(last.drift_every)
         self.temperature.setValue(last.sampling.temperature)
         self.max_tokens.setValue(last.sampling.max_tokens)
         self.seed.setValue(last.sampling.seed if last.sampling.seed is not None else 1234)
@@ -163,6 +171,7 @@ class RunDialog(QDialog):
                 max_tokens=self.max_tokens.value(),
             ),
             pairwise=self.pairwise.isChecked(),
+            drift_every=self.drift_every.value(),
         )
         try:  # local files must exist; relative paths are found in the model folders
             return resolve_local_files(config, self.model_folders)

@@ -12,7 +12,9 @@ from gtreview.judging.calibration import standardisation_fixtures
 from gtreview.results.analysis import RunAnalysis, analyse, fmt
 from gtreview.results.figures import RunFigures, run_figures
 from gtreview.results.loader import RunResults, load_run_results
+from gtreview.results.membership_text import membership_of
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
+from gtreview.runs.membership import MembershipReport
 from gtreview.store import runs_repo
 from gtreview.store.runs_repo import RunStatus
 
@@ -32,6 +34,7 @@ class RunReadings(BaseModel):
     figures: RunFigures
     gate: JudgeGate
     readings: list[FineTuneReading]
+    membership: MembershipReport | None = None  # the membership tests kept with the pass, as the view shows them
 
 
 def run_summaries(engine: Engine) -> list[runs_repo.RunSummary]:
@@ -129,7 +132,12 @@ def run_readings_of(engine: Engine, run_id: int, *, seed: int = 0) -> RunReading
     results = load_run_results(engine, run_id)
     analysis = analyse(results, seed=seed)
     gate = judge_gate(engine, run_id, results=results, seed=seed)
-    return RunReadings(figures=run_figures(results, analysis), gate=gate, readings=readings_of(results, analysis, gate))
+    return RunReadings(
+        figures=run_figures(results, analysis),
+        gate=gate,
+        readings=readings_of(results, analysis, gate),
+        membership=membership_of(results),
+    )
 
 
 def run_figures_of(engine: Engine, run_id: int, *, seed: int = 0) -> RunFigures:

@@ -24,6 +24,7 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 def results(args: argparse.Namespace) -> int:
     from gtreview.app.results import run_readings_of
+    from gtreview.results.membership_text import MEMBERSHIP_HEADING, membership_rows, membership_summary
 
     project = open_cli_project(args)
     try:
@@ -56,11 +57,20 @@ def results(args: argparse.Namespace) -> int:
     for difference in figures.differences:
         interval = f"[{_num(difference.ci_low)}, {_num(difference.ci_high)}]"
         p = "–" if difference.p_value is None else f"{difference.p_value:.3f}"
+        # the reading repeats the verdict when facts and reasoning say what the score says: once is enough
+        words = (
+            difference.verdict
+            if difference.reading == difference.verdict
+            else f"{difference.verdict}; {difference.reading}"
+        )
         print(
             f"  {difference.finetune} - {difference.base}: {_num(difference.mean_difference)} {interval} "
-            f"(p = {p}), {difference.verdict}; {difference.reading}"
+            f"({level}, resampling questions; p = {p}), {words}"
         )
     for pair in figures.pairwise:
+        if not pair.judged:
+            print(f"  {pair.finetune} vs {pair.base}: pairwise not run in this pass")
+            continue
         c = pair.counts
         bias = "–" if pair.position_bias_rate is None else f"{pair.position_bias_rate:.0%}"
         print(
@@ -71,4 +81,12 @@ def results(args: argparse.Namespace) -> int:
         print(f"  {reading.heading}: {reading.verdict.text}")
     for line in figures.paraphrase.readings if figures.paraphrase is not None else []:
         print(f"  {line}")
+    if figures.noise_reading is not None:  # the Noise tab's and the PDF's words
+        print(f"  {figures.noise_reading.heading}: {figures.noise_reading.summary}")
+        for line in figures.noise_reading.readings:
+            print(f"    {line}")
+    if shown.membership is not None:  # the Membership tab's and the PDF's words and rows
+        print(f"  {MEMBERSHIP_HEADING}: {membership_summary(shown.membership)}")
+        for row in membership_rows(shown.membership):
+            print("    " + " | ".join(row))
     return EXIT_OK

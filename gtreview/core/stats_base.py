@@ -48,6 +48,15 @@ class Interval(StatModel):
     def covers(self, value: float) -> bool:
         return self.low <= value <= self.high
 
+    def no_variation_at(self, null: float) -> bool:
+        """No width, on ``null`` itself: every resample gave no change, as when every score of
+        both models is at a floor (or a ceiling, or the same for both on every question). Then
+        nothing varied and the interval says nothing about how large a change is still
+        possible. THE test for that, wherever an interval is read against its null. (A zero-width
+        interval off the null, every difference the same but not 0, still excludes it.)"""
+        tolerance = 1e-12 * max(1.0, abs(null))
+        return self.high - self.low <= tolerance and abs(self.low - null) <= tolerance
+
 
 def opt(value: Any) -> float | None:
     """A float for the result models, or None for NaN, infinity and None."""

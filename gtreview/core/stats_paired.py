@@ -28,7 +28,7 @@ from gtreview.core.stats_base import (
     sample_sd,
 )
 
-Verdict = Literal["fine-tune better", "base better", "within noise", "insufficient data"]
+Verdict = Literal["fine-tune better", "base better", "within noise", "no variation", "insufficient data"]
 
 EXACT_MAX_QUESTIONS = 16
 """Up to this many questions every one of the 2**n sign patterns is enumerated."""
@@ -40,7 +40,9 @@ class Difference(StatModel):
     """Fine-tune minus base over the questions both have a scored sample for.
 
     ``verdict`` reads the interval: "within noise" when it covers 0, otherwise the side
-    it lies on; "insufficient data" below two common questions (no interval then).
+    it lies on; "insufficient data" below two common questions (no interval then); "no
+    variation" when the interval is 0 with no width (every difference 0, as when both
+    models score 0 everywhere), which says nothing either way.
     ``cohens_dz`` is the mean difference over the sd of the differences (ddof 1): the
     effect in units of its own question-to-question spread; None when that sd is 0.
     """
@@ -62,6 +64,8 @@ def verdict_for(interval: Interval | None) -> Verdict:
     """Which side of zero the paired interval lies on, if either."""
     if interval is None:
         return "insufficient data"
+    if interval.no_variation_at(0.0):
+        return "no variation"
     if interval.low > 0:
         return "fine-tune better"
     if interval.high < 0:

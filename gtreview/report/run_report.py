@@ -34,6 +34,8 @@ from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
 
+PAIRWISE_NOT_RUN = "Pairwise comparison: not run in this pass."
+
 
 def _interval(summary: object) -> tuple[float, float] | None:
     ci = getattr(summary, "ci", None)
@@ -313,38 +315,41 @@ def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) ->
                 widths=[1.5, 1, 1.4, 1.1, 1, 1.2, 1.8],
             )
         )
-        doc.add(
-            Table(
-                header=[
-                    "Pairwise vs base",
-                    "Wins",
-                    "Ties",
-                    "Losses",
-                    "Unknown",
-                    "Order-inconsistent",
-                    "Win rate",
-                    "Position bias",
-                    "Agreement with pointwise",
-                ],
-                rows=[
-                    [
-                        f.label,
-                        str(f.pairwise.wins),
-                        str(f.pairwise.ties),
-                        str(f.pairwise.losses),
-                        str(f.pairwise.unknown),
-                        str(f.pairwise.n_inconsistent),
-                        fmt(f.pairwise.win_rate),
-                        fmt(f.pairwise.position_bias_rate),
-                        fmt(f.agreement.rate) if f.agreement is not None else "–",
-                    ]
-                    for f in analysis.finetunes
-                    if f.pairwise is not None
-                ],
-                caption="Each pair judged in both answer orders and reconciled by averaging; unknown pairs are never ties. "
-                "Order-inconsistent: pairs whose two orders disagreed (a property of the pair, already counted among the wins, ties and losses).",
+        if any(f.pairwise is not None for f in analysis.finetunes):
+            doc.add(
+                Table(
+                    header=[
+                        "Pairwise vs base",
+                        "Wins",
+                        "Ties",
+                        "Losses",
+                        "Unknown",
+                        "Order-inconsistent",
+                        "Win rate",
+                        "Position bias",
+                        "Agreement with pointwise",
+                    ],
+                    rows=[
+                        [
+                            f.label,
+                            str(f.pairwise.wins),
+                            str(f.pairwise.ties),
+                            str(f.pairwise.losses),
+                            str(f.pairwise.unknown),
+                            str(f.pairwise.n_inconsistent),
+                            fmt(f.pairwise.win_rate),
+                            fmt(f.pairwise.position_bias_rate),
+                            fmt(f.agreement.rate) if f.agreement is not None else "–",
+                        ]
+                        for f in analysis.finetunes
+                        if f.pairwise is not None
+                    ],
+                    caption="Each pair judged in both answer orders and reconciled by averaging; unknown pairs are never ties. "
+                    "Order-inconsistent: pairs whose two orders disagreed (a property of the pair, already counted among the wins, ties and losses).",
+                )
             )
-        )
+        else:  # a pass run with --no-pairwise: say so, rather than print a table without rows
+            doc.add(Paragraph(text=PAIRWISE_NOT_RUN))
 
 
 def _charts(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:

@@ -100,9 +100,11 @@ def reading(kind_differences: dict[str, Difference]) -> str:
     facts, reasoning = verdict("binary"), verdict("reasoning")
     if facts == reasoning == "insufficient data":
         return "insufficient data"
+    if {facts, reasoning} <= {"no variation", "insufficient data"}:
+        return "no variation"  # a floor or a ceiling: nothing to read, not "within noise"
     if reasoning == "fine-tune better":
         return "reasons better"
-    if facts == "fine-tune better" and reasoning in ("within noise", "insufficient data"):
+    if facts == "fine-tune better" and reasoning in ("within noise", "no variation", "insufficient data"):
         return "recites more, reasons no better"
     if reasoning == "base better":
         return "reasons worse"

@@ -51,6 +51,7 @@ class PairwiseFigures(BaseModel):
     counts: PairCounts
     position_bias_rate: float | None
     mean_average: float | None
+    judged: bool = False  # the pass asked for pairwise verdicts and has some (False: --no-pairwise, or none yet)
 
 
 class RunFigures(BaseModel):
@@ -101,6 +102,7 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
             counts=pair_counts(results, f.label),
             position_bias_rate=f.pairwise.position_bias_rate if f.pairwise else None,
             mean_average=f.pairwise.mean_average if f.pairwise else None,
+            judged=f.pairwise is not None,
         )
         for f in analysis.finetunes
     ]

@@ -52,6 +52,8 @@ def _what_extra_says(ci: Interval | None, n_pairs: int) -> str:
         return f"is too few paraphrased questions to read ({n_pairs}; {MIN_QUESTIONS} needed)"
     if ci is None:
         return "cannot be told from noise without an interval"
+    if ci.no_variation_at(0.0):
+        return "shows no variation: the extra drop is 0 on every pair (as at a floor), so the interval says nothing"
     if ci.low > 0:
         return "says its score leans on the source's wording more than the base's does"
     if ci.high < 0:

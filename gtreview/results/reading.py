@@ -56,6 +56,7 @@ NOT_MEASURED_MEMBERSHIP = (
 NOT_MEASURED_PARAPHRASE = "not measured: no paraphrased variants"
 NOT_MEASURED_JUDGE = "not measured (one verdict per answer)"
 NO_COMPONENTS = "none in these questions"
+NO_VARIATION = "no variation: no change on any question (as at a floor), so the interval says nothing"
 
 
 class ParaphraseInput(BaseModel):
@@ -112,6 +113,8 @@ def sampling_noise(scores: npt.ArrayLike) -> NoiseSplit:
 def _moved(found: Finding, up: str, down: str, none: str) -> str:
     if found.side == "undefined":
         return "no interval (too few questions or documents)"
+    if found.side == "constant":
+        return NO_VARIATION
     words = {"up": up, "down": down, "none": none}[found.side]
     return f"{words} ({found.strength})" if found.strength else words
 
@@ -328,6 +331,8 @@ def fine_tune_readings(
             label=label,
             base=base,
             n_questions=figures.difference.n_questions,
+            mean_finetune=figures.difference.mean_finetune,
+            mean_base=figures.difference.mean_base,
             score=score,
             facts=facts,
             reasoning=reasoning,

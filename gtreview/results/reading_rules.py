@@ -5,7 +5,11 @@ reading never says more than its weakest necessary finding.
 
 **A finding** is one interval read against its null (0 for a difference, 1/2 for an AUC):
 ``up`` when the interval lies wholly above the null, ``down`` wholly below, ``none`` when
-it covers the null, ``undefined`` when there is no interval (too few units to resample).
+it covers the null, ``undefined`` when there is no interval (too few units to resample),
+``constant`` when the interval is the null with no width: every resample gave no change
+(every score of both models at a floor or a ceiling, or the same for both on every
+question), so nothing varied and the interval says nothing either way
+(:meth:`Interval.no_variation_at`, the one test for that).
 
 **Strength** of a finding that excludes its null: r is the distance of the interval's
 bound nearest the null from the null, as a share of the estimate's distance from it.
@@ -19,7 +23,8 @@ for paraphrase): fewer than ``UNITS_FOR_STRONG`` at most moderate, fewer than
 **The verdict**, the first rule that applies:
 
 1. *cannot tell*: fewer than ``MIN_QUESTIONS`` questions compared, or the score change has
-   no interval.
+   no interval, or it is ``constant`` (the scores do not vary, as when every counted answer
+   of both models scored 0: "no measurable difference" would read a floor as evidence).
 2. Memorisation evidence: the reference-ratio AUC's interval above 1/2, and/or the
    fine-tune's extra paraphrase drop (its drop less the base's) above 0. Learning
    evidence: the share of reasoning points rises (interval above 0) and the extra
@@ -50,7 +55,7 @@ from pydantic import BaseModel
 
 from gtreview.core.statistics import Interval
 
-Side = Literal["up", "down", "none", "undefined"]
+Side = Literal["up", "down", "none", "undefined", "constant"]
 Strength = Literal["weak", "moderate", "strong"]
 VerdictKind = Literal[
     "cannot tell",
@@ -90,6 +95,8 @@ def finding(estimate: float | None, ci: Interval | None, *, units: int, figure: 
     """Which side of ``null`` the interval lies on, and how strongly."""
     if estimate is None or ci is None:
         return Finding(side="undefined", figure=figure)
+    if ci.no_variation_at(null):
+        return Finding(side="constant", figure=figure)
     if ci.low > null:
         side: Side = "up"
     elif ci.high < null:
@@ -111,10 +118,14 @@ def strongest(*strengths: Strength | None) -> Strength | None:
 
 def agreeing(*findings: Finding) -> Finding:
     """One finding from several intervals of the same change (clustered and by question):
-    a side only where every defined interval is on it, at the weakest strength."""
+    a side only where every defined interval is on it, at the weakest strength; constant
+    where any is (one that does not vary tells nothing, whatever the other says)."""
     defined = [f for f in findings if f.side != "undefined"]
     if not defined:
         return Finding(side="undefined", figure=findings[0].figure if findings else "")
+    constant = next((f for f in defined if f.side == "constant"), None)
+    if constant is not None:
+        return constant
     sides = {f.side for f in defined}
     if len(sides) > 1:
         return Finding(side="none", figure=defined[0].figure)
@@ -127,6 +138,8 @@ class Evidence(BaseModel):
     label: str
     base: str
     n_questions: int  # compared: a counted answer from both models
+    mean_finetune: float | None = None  # over the compared questions, points of 10: what a constant score says
+    mean_base: float | None = None
     score: Finding
     facts: Finding
     reasoning: Finding
@@ -149,8 +162,9 @@ def _up(found: Finding | None) -> bool:
 
 
 def _read(found: Finding | None) -> bool:
-    """Measured, and with an interval to read (a test with too few units is as good as none)."""
-    return found is not None and found.side != "undefined"
+    """Measured, and with an interval to read (a test with too few units, or whose scores
+    do not vary, is as good as none)."""
+    return found is not None and found.side not in ("undefined", "constant")
 
 
 def _evidence_word(strength: Strength | None) -> str:
@@ -193,6 +207,18 @@ def _memorisation_checked(e: Evidence) -> str:
     return f"the {' and '.join(run)} test{'s' if len(run) > 1 else ''} found no sign of memorisation, which does not rule it out"
 
 
+FLOOR, CEILING = 0.0, 10.0  # points of 10
+
+
+def _no_variation(e: Evidence) -> str:
+    """Why the score change is constant, as plainly as the means allow."""
+    both = (e.mean_finetune, e.mean_base)
+    for bound, name in ((FLOOR, "a floor"), (CEILING, "a ceiling")):
+        if all(mean is not None and abs(mean - bound) < 1e-9 for mean in both):
+            return f"every counted answer of both {e.label} and {e.base} scored {bound:g} ({name})"
+    return f"every compared question scores the same for both {e.label} and {e.base} ({e.score.figure} points of 10)"
+
+
 def decide(e: Evidence) -> Verdict:
     """The first rule of the module docstring that applies, in words."""
     provisional = e.judge_gated is not True
@@ -219,6 +245,12 @@ def _rule(e: Evidence) -> tuple[VerdictKind, Strength | None, str]:
         )
     if e.score.side == "undefined":
         return ("cannot tell", None, f"Cannot tell: the score change of {label} over {base} has no interval.")
+    if e.score.side == "constant":
+        return (
+            "cannot tell",
+            None,
+            f"Cannot tell: {_no_variation(e)}: the scores do not vary, so the interval says nothing.",
+        )
     memorised = [f for f in (e.membership, e.paraphrase) if f is not None and f.side == "up"]
     learned = e.reasoning.side == "up" and not _up(e.paraphrase)
     mixed: tuple[VerdictKind, Strength | None, str] = (

@@ -265,8 +265,10 @@ def test_verdicts() -> None:
     assert paired_difference(base + 2, base).verdict == "fine-tune better"
     assert paired_difference(base - 2, base).verdict == "base better"
     same = paired_difference(base, base)
-    # every difference 0: the interval is [0, 0], every sign pattern is as extreme as 0
-    assert same.verdict == "within noise" and same.ci == Interval(low=0.0, high=0.0)
+    # every difference 0: the interval is [0, 0], every sign pattern is as extreme as 0; nothing
+    # varied, so the interval says nothing either way ("no variation", not "within noise")
+    assert same.verdict == "no variation" and same.ci == Interval(low=0.0, high=0.0)
+    assert paired_difference(base + rng.integers(-1, 2, (40, 3)), base).verdict == "within noise"
     assert same.p_value == 1.0 and same.cohens_dz is None and not same.p_exact
 
 
@@ -405,7 +407,7 @@ def test_component_kind_gain_on_facts_not_reasoning() -> None:
     finetune = np.stack([np.full((q, k), 2.0), np.full((q, k), 4.0), reasoning], axis=2)
     report = component_kind_rates({"base": base, "ft": finetune}, maxima, kinds)
     assert report.differences["ft"]["binary"].verdict == "fine-tune better"
-    assert report.differences["ft"]["reasoning"].verdict == "within noise"
+    assert report.differences["ft"]["reasoning"].verdict == "no variation"  # the same reasoning points everywhere
     assert report.rates["ft"]["binary"].rate == 1.0
 
 

@@ -293,6 +293,10 @@ def test_the_reading_claims_memorised_wording_only_when_the_interval_clears_zero
     )
     [noise] = paraphrase_readings(_report(Interval(low=-0.2, high=1.9)))
     assert noise.endswith("is within noise: rewording does not tell it apart from the base here.")
+    [flat] = paraphrase_readings(_report(Interval(low=0.0, high=0.0), difference=0.0))
+    assert flat.endswith(
+        "shows no variation: the extra drop is 0 on every pair (as at a floor), so the interval says nothing."
+    )
     [better] = paraphrase_readings(_report(Interval(low=-1.5, high=-0.2), difference=-0.8))
     assert "smaller loss 0.80 (95% CI 0.20 to 1.50," in better and better.endswith("better than the base.")
 

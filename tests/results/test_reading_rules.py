@@ -29,6 +29,7 @@ def found(low: float | None, high: float | None = None, *, estimate: float | Non
 
 UP, DOWN, FLAT = found(1.0, 3.0), found(-3.0, -1.0), found(-1.0, 1.0)
 UNDEFINED = found(None)
+CONSTANT = found(0.0, 0.0)  # every difference 0: the scores do not vary
 
 
 def evidence(**changes: object) -> Evidence:
@@ -95,6 +96,14 @@ def test_intervals_of_one_change_agree_only_where_every_defined_one_excludes_zer
     assert agreeing(UP, DOWN).side == "none"
     assert agreeing(UNDEFINED, strong).side == "up"
     assert agreeing(UNDEFINED, UNDEFINED).side == "undefined"
+    assert agreeing(CONSTANT, FLAT).side == "constant" and agreeing(UP, CONSTANT).side == "constant"
+
+
+def test_an_interval_of_no_width_on_the_null_is_constant_not_evidence() -> None:
+    assert CONSTANT.side == "constant" and CONSTANT.strength is None
+    assert finding(0.5, Interval(low=0.5, high=0.5), units=20, null=0.5).side == "constant"  # an AUC at 1/2
+    # every difference the same but not 0 (one model at a ceiling, the other at a floor) still excludes 0
+    assert found(2.0, 2.0).side == "up" and found(2.0, 2.0).strength == "strong"
 
 
 # -- the verdict, rule by rule -------------------------------------------------------------
@@ -109,6 +118,36 @@ def test_too_few_questions_cannot_tell_whatever_the_intervals_say() -> None:
 def test_a_score_change_without_an_interval_cannot_tell() -> None:
     verdict = decide(evidence(score=UNDEFINED, reasoning=UP))
     assert verdict.kind == "cannot tell" and "no interval" in verdict.claim
+
+
+@pytest.mark.parametrize(
+    ("means", "why"),
+    [
+        ((0.0, 0.0), "every counted answer of both tuned and base scored 0 (a floor)"),
+        ((10.0, 10.0), "every counted answer of both tuned and base scored 10 (a ceiling)"),
+        (
+            (4.0, 4.0),
+            "every compared question scores the same for both tuned and base (+0.00 [0.00, 0.00] points of 10)",
+        ),
+        ((None, None), "every compared question scores the same for both tuned and base"),
+    ],
+)
+def test_a_score_change_that_does_not_vary_cannot_tell(means: tuple[float | None, float | None], why: str) -> None:
+    verdict = decide(
+        evidence(score=CONSTANT, facts=CONSTANT, reasoning=CONSTANT, mean_finetune=means[0], mean_base=means[1])
+    )
+    assert verdict.kind == "cannot tell" and verdict.strength is None
+    assert verdict.claim.startswith(f"Cannot tell: {why}")
+    assert verdict.claim.endswith("the scores do not vary, so the interval says nothing.")
+    assert "No measurable difference" not in verdict.claim and "unlikely" not in verdict.claim
+
+
+def test_a_paraphrase_drop_that_does_not_vary_is_not_a_test_that_found_nothing() -> None:
+    verdict = decide(evidence(score=UP, paraphrase=CONSTANT))
+    assert verdict.kind == "scores higher"
+    assert "no membership test or paraphrase drop to read" in verdict.claim
+    learned = decide(evidence(score=UP, reasoning=UP, paraphrase=CONSTANT))
+    assert learned.strength == "moderate" and "no paraphrase drop could be read" in learned.claim
 
 
 def test_learned_the_reasoning_when_score_and_reasoning_rise_and_paraphrase_keeps_the_gain() -> None:
@@ -252,7 +291,7 @@ def test_no_verdict_claims_more_than_its_intervals_allow() -> None:
         kinds.add(verdict.kind)
         scores = [pair for pair in (drawn["clustered"], drawn["paired"]) if pair is not None]
         assert verdict.provisional == (e.judge_gated is not True)
-        if e.n_questions < MIN_QUESTIONS or not scores:
+        if e.n_questions < MIN_QUESTIONS or not scores or e.score.side == "constant":
             assert verdict.kind == "cannot tell"
         if verdict.kind in ("scores higher", "learned the reasoning"):
             assert all(ci.low > 0 for _, ci in scores)

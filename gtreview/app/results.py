@@ -84,7 +84,7 @@ def status_line(engine: Engine, results: RunResults, set_id: int | None, analysi
             f"Judge vs expert on {agreement.n_graded} hand-graded answers: gate kappa {fmt(gate)}, "
             f"total alpha {fmt(agreement.totals.alpha.alpha)}, mean abs. difference {fmt(agreement.totals.mad)}."
         )
-    if results.probes:
+    if results.familiarity_probes:
         parts.append(probe_readings(results, analysis))
     adjudicated = sum(1 for s in results.samples if s.adjudicated)
     if adjudicated:

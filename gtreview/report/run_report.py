@@ -92,7 +92,8 @@ def build_report(
     _per_question(doc, results, analysis)
     _failures(doc, results)
     if results.probes:
-        _probes(doc, results, analysis)
+        if results.familiarity_probes:
+            _probes(doc, results, analysis)
         _probes_by_section(doc, results)
         add_membership_section(doc, results)
     add_gate_section(doc, gate_line, gate_details)

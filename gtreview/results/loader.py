@@ -152,6 +152,12 @@ class RunResults(BaseModel):
     repeat_verdicts: list[RepeatVerdict] = Field(default_factory=list)
 
     @property
+    def familiarity_probes(self) -> bool:
+        """Whether the familiarity and recall probes are kept with the pass (a membership
+        test may be kept without them)."""
+        return bool(self.probes) and "familiarity" in (self.probes or {}) and "recall" in (self.probes or {})
+
+    @property
     def models(self) -> list[str]:
         return [m.label for m in self.config.models]
 

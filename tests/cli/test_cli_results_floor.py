@@ -17,7 +17,7 @@ from gtreview.core.rubric import Question
 from gtreview.core.statistics import Interval
 from gtreview.core.stats_membership import AucResult
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
-from gtreview.report.document import Paragraph, Table
+from gtreview.report.document import Heading, Paragraph, Table
 from gtreview.report.run_report import PAIRWISE_NOT_RUN, build_report
 from gtreview.results.analysis import analyse
 from gtreview.results.design_text import design_readings
@@ -147,8 +147,11 @@ def test_the_pdf_says_pairwise_was_not_run(floor_run: tuple[Path, int]) -> None:
         results = load_run_results(project.engine, run_id)
     finally:
         project.close()
-    results = results.model_copy(update={"probes": None})  # the PDF's probe pages want the full probes
+    # a membership test kept alone, without familiarity and recall probes: the report has its
+    # membership section and no probe pages (it used to fail looking for them)
+    assert results.probes is not None and not results.familiarity_probes
     doc = build_report(results, analyse(results, n_boot=200, n_perm=200))
+    assert any(isinstance(b, Heading) and b.text == MEMBERSHIP_HEADING for b in doc.blocks)
     assert any(isinstance(b, Paragraph) and b.text == PAIRWISE_NOT_RUN for b in doc.blocks)
     assert not any(isinstance(b, Table) and b.header and b.header[0] == "Pairwise vs base" for b in doc.blocks)
 

@@ -155,7 +155,10 @@ def test_a_membership_auc_above_one_half_is_memorisation(design_run: tuple[RunRe
     probed = results.model_copy(update={"probes": _membership(separating, chance)})
     tuned, other = fine_tune_readings(probed, analysis)
     membership = lines(tuned)["Membership"]
-    assert "reference ratio AUC 0.80 [0.70, 0.90] (the signal the verdict reads); also Loss 0.50 [0.40, 0.60]" in membership
+    assert (
+        "reference ratio AUC 0.80 [0.70, 0.90] (the signal the verdict reads); also Loss 0.50 [0.40, 0.60]"
+        in membership
+    )
     assert "30 / 30 passages of 6 / 6 documents (trained on / held out)" in membership
     assert "Reference ratio separates training from held-out documents" in membership
     assert tuned.evidence.membership is not None and tuned.evidence.membership.side == "up"

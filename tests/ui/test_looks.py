@@ -170,6 +170,9 @@ def test_views_and_charts_redraw_in_the_new_palette(qtbot, light_after: QApplica
     view._legend(view.distribution)  # what a redraw does: the plot's legend is handed back
     legend_text = view.distribution.plotItem.legend.opts["labelTextColor"]
     assert legend_text == light_after.palette().color(QPalette.ColorRole.Text)  # not black on dark
+    ground = view.distribution.plotItem.legend.opts["brush"].color()
+    # the names stand on the chart's own (dark) ground, not on the bars beneath them
+    assert ground.rgb() == light_after.palette().color(QPalette.ColorRole.Base).rgb() and 0 < ground.alpha() < 255
     dark = html.colours()
     assert dark.dark and dark.cited in browser.toHtml()  # the shown page took the dark highlight
     base = light_after.palette().color(QPalette.ColorRole.Base)

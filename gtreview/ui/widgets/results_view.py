@@ -43,6 +43,7 @@ from gtreview.ui.widgets.paraphrase_view import ParaphraseView
 from gtreview.ui.widgets.reading_view import ReadingView
 from gtreview.ui.widgets.sample_table import SampleTable
 
+LEGEND_GROUND_ALPHA = 160
 COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
 KINDS = ("gate", "binary", "reasoning")
 OUTCOMES = ("wins", "ties", "losses", "unknown")  # of a pair; order-inconsistency is counted apart
@@ -260,6 +261,11 @@ class ResultsView(QWidget):
         # so a legend made before a theme change does not keep black text on a dark chart
         legend = plot.addLegend(offset=(5, 5))
         legend.setLabelTextColor(self.palette().color(QPalette.ColorRole.Text))
+        # on a ground of the chart's own colour, so the names stay readable over the bars at
+        # the left (scores of 0, the gate's share) and the bars still show through faintly
+        ground = QColor(self.palette().color(QPalette.ColorRole.Base))
+        ground.setAlpha(LEGEND_GROUND_ALPHA)
+        legend.setBrush(pg.mkBrush(ground))
 
     def _distribution(self, results: RunResults) -> None:
         plot = self.distribution

@@ -16,13 +16,13 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_design_figures_read_the_same_in_the_view_and_the_pdf(qtbot, sample_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    window = sample_window
+def run_three_model_pass(qtbot, window, name: str) -> None:  # type: ignore[no-untyped-def]
+    """A scripted pass of a base and two fine-tunes, three answers each, then its results shown."""
     questions = {q.id: q for q in sets_repo.export_rubric(window.project.engine, window.set_id).questions}
     window.run_controller.open_backend = open_backend(questions)
     three = CONFIG.model_copy(
         update={
-            "name": "design pass",
+            "name": name,
             "repeats": 3,
             "models": [ModelEntry(label=n, spec=f"openai:http://{n}#m") for n in ("base", "tuned", "other")],
         }
@@ -31,6 +31,11 @@ def test_design_figures_read_the_same_in_the_view_and_the_pdf(qtbot, sample_wind
         window.start_configured_pass(three)
     settle(qtbot, window)
     window.show_results(1)
+
+
+def test_design_figures_read_the_same_in_the_view_and_the_pdf(qtbot, sample_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    run_three_model_pass(qtbot, window, "design pass")
     view = window.results_view
     qtbot.waitUntil(lambda: window.pages.currentWidget() is view and view.analysis is not None, timeout=30000)
     settle(qtbot, window)

@@ -10,10 +10,7 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from gtreview.results.reading import READING_CAPTION, READING_HEADER, reading_rows
-from gtreview.runs.plan import ModelEntry
-from gtreview.store import sets_repo
-from tests.results.test_design import open_backend
-from tests.ui.test_runs_ui import CONFIG
+from tests.ui.test_results_design_ui import run_three_model_pass
 from tests.ui.waiting import settle
 
 
@@ -28,19 +25,7 @@ def _body(page: str) -> str:
 
 def test_the_reading_reads_the_same_in_the_view_and_the_pdf(qtbot, sample_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
-    questions = {q.id: q for q in sets_repo.export_rubric(window.project.engine, window.set_id).questions}
-    window.run_controller.open_backend = open_backend(questions)
-    three = CONFIG.model_copy(
-        update={
-            "name": "reading pass",
-            "repeats": 3,
-            "models": [ModelEntry(label=n, spec=f"openai:http://{n}#m") for n in ("base", "tuned", "other")],
-        }
-    )
-    with qtbot.waitSignal(window.run_controller.finished, timeout=30000):
-        window.start_configured_pass(three)
-    settle(qtbot, window)
-    window.show_results(1)
+    run_three_model_pass(qtbot, window, "reading pass")
     view = window.results_view
     qtbot.waitUntil(lambda: view.analysis is not None and bool(view.reading.readings), timeout=30000)
     settle(qtbot, window)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from gtreview.store.project import DB_FILE, create_project
+import pytest
+
+from gtreview.core.rubric import Question
+from gtreview.inference.backend import CompletionBackend
+from gtreview.runs.execute import run_pass
+from gtreview.runs.plan import PassConfig
+from gtreview.store import sets_repo
+from gtreview.store.project import DB_FILE, Project, create_project
 
 
 def new_project(folder: Path) -> Path:
@@ -12,3 +20,29 @@ def new_project(folder: Path) -> Path:
     if not (folder / DB_FILE).exists():
         create_project(folder).close()
     return folder
+
+
+def scripted_pass(
+    project: Project,
+    config: PassConfig,
+    open_backend: Callable[[str], CompletionBackend],
+    questions: list[Question] | None = None,
+) -> int:
+    """``config`` run over set 1 (or ``questions`` of it) with scripted backends, every model
+    identified by its spec (no model file to hash); the run's id."""
+    rubric = sets_repo.export_rubric(project.engine, 1)
+    patch = pytest.MonkeyPatch()
+    patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
+    try:
+        result = run_pass(
+            project.engine,
+            config,
+            rubric.questions if questions is None else questions,
+            rubric_hash="h",
+            open_backend=open_backend,
+            set_id=1,
+            global_variants=rubric.global_variants,
+        )
+    finally:
+        patch.undo()
+    return result.run_id

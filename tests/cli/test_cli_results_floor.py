@@ -23,7 +23,6 @@ from gtreview.results.analysis import analyse
 from gtreview.results.design_text import design_readings
 from gtreview.results.loader import load_run_results
 from gtreview.results.membership_text import MEMBERSHIP_HEADING, membership_rows, membership_summary
-from gtreview.runs.execute import run_pass
 from gtreview.runs.membership import MembershipReport, ModelMembership, SignalAuc, auc_reading
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import update_run_config
@@ -31,6 +30,7 @@ from gtreview.store import sets_repo
 from gtreview.store.project import open_project
 from tests.cli.test_cli_results import cli
 from tests.judging.scripted import ScriptedBackend, verdict_json
+from tests.projects import scripted_pass
 
 FLOOR = "every counted answer of both tuned and base scored 0 (a floor)"
 CHANCE = AucResult(auc=0.55, ci=Interval(low=0.3, high=0.8), n_members=6, n_non_members=6, n_missing=0)
@@ -91,21 +91,10 @@ def floor_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         drift_every=0,
         pairwise=False,
     )
-    patch = pytest.MonkeyPatch()
-    patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    result = run_pass(
-        project.engine,
-        config,
-        rubric.questions,
-        rubric_hash="h",
-        open_backend=open_backend({q.id: q for q in rubric.questions}),
-        set_id=1,
-        global_variants=rubric.global_variants,
-    )
-    patch.undo()
-    update_run_config(project.engine, result.run_id, probes=MEMBERSHIP)
+    run_id = scripted_pass(project, config, open_backend({q.id: q for q in rubric.questions}))
+    update_run_config(project.engine, run_id, probes=MEMBERSHIP)
     project.close()
-    yield folder, result.run_id
+    yield folder, run_id
 
 
 def test_a_floor_is_no_variation_not_evidence(floor_run: tuple[Path, int]) -> None:

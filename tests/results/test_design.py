@@ -29,10 +29,10 @@ from gtreview.results.design import WIN_SHARE, answer_words
 from gtreview.results.design_text import design_readings, design_tables
 from gtreview.results.documents import cluster_labels, question_documents
 from gtreview.results.loader import RunResults, load_run_results
-from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import sets_repo
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
+from tests.projects import scripted_pass
 
 REPEATS = 4
 _BETWEEN = re.compile(r"ANSWER A:\n<<<\n(.*)\n>>>\n\nANSWER B:\n<<<\n(.*)\n>>>", re.S)
@@ -89,19 +89,8 @@ def design_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunRe
         sampling=Sampling(seed=3, temperature=0.7, max_tokens=64),
         drift_every=0,
     )
-    patch = pytest.MonkeyPatch()
-    patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    result = run_pass(
-        project.engine,
-        config,
-        rubric.questions,
-        rubric_hash="h",
-        open_backend=open_backend({q.id: q for q in rubric.questions}),
-        set_id=1,
-        global_variants=rubric.global_variants,
-    )
-    patch.undo()
-    results = load_run_results(project.engine, result.run_id)
+    run_id = scripted_pass(project, config, open_backend({q.id: q for q in rubric.questions}))
+    results = load_run_results(project.engine, run_id)
     yield results, analyse(results, n_boot=400, n_perm=500)
     project.close()
 

@@ -33,11 +33,11 @@ from gtreview.results.figures import run_figures
 from gtreview.results.loader import RunResults, SampleStatus, load_run_results
 from gtreview.results.paraphrase import ModelParaphrase, PairedDrop, ParaphraseReport, paraphrase_report
 from gtreview.results.paraphrase_text import NOT_MEASURED, paraphrase_readings, paraphrase_summary
-from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo, sets_repo
 from gtreview.store.project import Project
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
+from tests.projects import scripted_pass
 
 stats = pytest.importorskip("scipy.stats")  # a test-only dependency (the ``test`` extra)
 
@@ -116,8 +116,6 @@ def paraphrase_project(folder: Path) -> Iterator[tuple[Project, Passes]]:
     rubric.questions = [with_a_fact(q) for q in rubric.questions]
     variants = paraphrases_of(rubric.questions)
     everything = {q.id: q for q in [*rubric.questions, *variants]}
-    patch = pytest.MonkeyPatch()
-    patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     loaded: list[tuple[RunResults, RunAnalysis]] = []
     for name, questions in (("originals", rubric.questions), ("with paraphrases", [*rubric.questions, *variants])):
         config = PassConfig(
@@ -128,18 +126,8 @@ def paraphrase_project(folder: Path) -> Iterator[tuple[Project, Passes]]:
             sampling=Sampling(seed=3, temperature=0.7, max_tokens=64),
             drift_every=0,
         )
-        result = run_pass(
-            project.engine,
-            config,
-            questions,
-            rubric_hash="h",
-            open_backend=open_backend(everything),
-            set_id=1,
-            global_variants=rubric.global_variants,
-        )
-        results = load_run_results(project.engine, result.run_id)
+        results = load_run_results(project.engine, scripted_pass(project, config, open_backend(everything), questions))
         loaded.append((results, analyse(results, n_boot=400, n_perm=500)))
-    patch.undo()
     (plain, plain_analysis), (with_variants, analysis) = loaded
     listed = {r.id: r.generations for r in runs_repo.list_runs(project.engine)}
     # the Runs view's count (the link table) still agrees with the loader's, paraphrases included

@@ -74,6 +74,7 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -85,6 +86,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gtreview.core.errors import Cancelled
+from gtreview.core.redaction import redact
+from gtreview.inference.amx_guard import AmxVerdict, amx_verdict, deny_tile_permission, likely_cause
 from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback, TokenScores, complete
 from gtreview.inference.context_fit import PromptCounts
 from gtreview.inference.gguf_check import ModelFileError
@@ -129,8 +132,10 @@ class _Child:
     redirected into it, so not even a killed parent leaves a file behind.
     """
 
-    def __init__(self, proc: BaseProcess, conn: Connection, log_path: Path | None) -> None:
+    def __init__(self, proc: BaseProcess, conn: Connection, log_path: Path | None, model: str, amx: AmxVerdict) -> None:
         self.proc = proc
+        self.model = model
+        self.amx = amx
         self.conn = conn
         self.log_path = log_path
         self.log = log_path.open("rb") if log_path is not None else None
@@ -159,9 +164,12 @@ class _Child:
             _reap(self.proc, self.conn, self.log, self.log_path, 0.0)
 
     def death_message(self) -> str:
-        """Why the child ended, in one line, for the error results of the lost batch."""
+        """Why the child ended, in one line, for the error results of the lost batch: the
+        signal or exit code, llama.cpp's last error line, the model, and on a signal the
+        likely cause and its fix when one is known."""
         self.proc.join(_TERMINATE_GRACE_S)
         code = self.proc.exitcode
+        cause = likely_cause(-code, self.amx) if code is not None and code < 0 else None
         if code is None:
             reason = "model worker stopped answering"
         elif code < 0:
@@ -174,9 +182,12 @@ class _Child:
             reason = f"model worker died (exit code {code})"
         else:
             reason = "model worker exited unexpectedly"
+        if code is not None and code != 0:
+            reason += f" running {self.model}"
         native = _last_error_line(self.log)
         self.kill()
-        return f"{reason}: {native}" if native else reason
+        message = f"{reason}: {native}" if native else reason
+        return f"{message}; {cause}" if cause else message
 
 
 def _reap(proc: BaseProcess, conn: Connection, log: BinaryIO | None, log_path: Path | None, grace_s: float) -> None:
@@ -277,9 +288,10 @@ class WorkerBackend:
             os.close(fd)
             log_path = Path(name)
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        amx = amx_verdict()  # probed once per process, only where the CPU advertises AMX
         proc = self._ctx.Process(
             target=_child_main,
-            args=(child_conn, self._spec, self._overrides, self._env, log_path, self._opener),
+            args=(child_conn, self._spec, self._overrides, self._env, log_path, self._opener, amx.deny),
             name=f"gtreview-model-worker {self.spec}",
             daemon=True,
         )
@@ -292,7 +304,7 @@ class WorkerBackend:
                 log_path.unlink(missing_ok=True)
             raise
         child_conn.close()  # the child holds its own copy; EOF then means "child gone"
-        child = _Child(proc, parent_conn, log_path)
+        child = _Child(proc, parent_conn, log_path, model_label(self._spec), amx)
         try:  # a load that never ends (a stalled network disk) is bounded like any call
             reply = self._await(child, cancel, None, self._load_timeout_s, "the model did not finish loading")
         except WorkerDied as exc:
@@ -591,6 +603,14 @@ def _scores_from_plain(plain: Mapping[str, Any]) -> TokenScores:
     )
 
 
+def model_label(spec: ModelSpec) -> str:
+    """The model file (and adapter) a crash message names; the spec, redacted, otherwise."""
+    name = spec.path.name if spec.path is not None else spec.filename
+    if not name:
+        return redact(spec.raw)
+    return f"{name} + {Path(spec.lora).name}" if spec.lora else name
+
+
 def _errors(n: int, message: str) -> list[CompletionResult]:
     return [CompletionResult(finish_reason="error", error=message) for _ in range(n)]
 
@@ -605,6 +625,7 @@ def _child_main(
     env: dict[str, str],
     log_path: Path | None,
     opener: Opener | None,
+    deny_amx: bool = False,
 ) -> None:
     """Open the backend once, then serve messages until "close" or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -612,6 +633,11 @@ def _child_main(
     if log_path is not None:
         os.environ.setdefault("GGML_NO_BACKTRACE", "1")  # no gdb attach on a failed assert
         _redirect_output(log_path)
+    if deny_amx:  # before llama.cpp loads: its AMX kernels fault on this CPU (amx_guard)
+        try:
+            deny_tile_permission()
+        except OSError as exc:
+            print(f"gtreview: cannot keep llama.cpp off AMX: {exc}", file=sys.stderr, flush=True)
     if opener is None:
         from gtreview.inference.specs import open_in_process
 

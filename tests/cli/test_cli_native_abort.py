@@ -15,7 +15,7 @@ import pytest
 from gtreview.app.sample_project import ensure_sample_project
 from tests.cli.test_cli_rubric import gtreview
 
-DIED = "model worker died (signal SIGABRT): terminate called after throwing an instance of 'std::out_of_range'"
+DIED = "model worker died (signal SIGABRT) running aborting.gguf: terminate called after throwing an instance of 'std::out_of_range'"
 
 
 @pytest.fixture(scope="module")

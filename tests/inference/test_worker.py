@@ -97,11 +97,16 @@ def test_describe_is_the_child_backends_plus_the_worker(worker: WorkerBackend, t
 @pytest.mark.parametrize(
     ("marker", "error"),
     [
-        (ABORT_MARKER, "model worker died (signal SIGABRT)"),
-        (SEGV_MARKER, "model worker died (signal SIGSEGV)"),
-        (f"{EXIT_MARKER}3>>", "model worker died (exit code 3)"),
+        (ABORT_MARKER, "model worker died (signal SIGABRT) running tiny.gguf"),
+        # a known signal names its likely cause and the fix
+        (
+            SEGV_MARKER,
+            "model worker died (signal SIGSEGV) running tiny.gguf; likely cause: a crash inside llama.cpp "
+            "(a model file or architecture this build cannot run); fix: run `gtreview doctor` with this model",
+        ),
+        (f"{EXIT_MARKER}3>>", "model worker died (exit code 3) running tiny.gguf"),
         # llama.cpp's last error line, when it printed one, says why
-        (ASSERT_MARKER, "model worker died (signal SIGABRT): ggml/src/ggml.c:1234: GGML_ASSERT(test hook) failed"),
+        (ASSERT_MARKER, "model worker died (signal SIGABRT) running tiny.gguf: ggml/src/ggml.c:1234: GGML_ASSERT(test hook) failed"),
     ],
 )
 def test_a_crash_gives_error_results_and_a_fresh_worker(

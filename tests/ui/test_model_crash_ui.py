@@ -37,5 +37,5 @@ def test_a_gguf_that_aborts_llama_cpp_fails_calibrate_in_one_line(qtbot, sample_
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=60000)
     message = window.statusBar().currentMessage()
     assert message.startswith("Calibration failed: llama:") and "\n" not in message
-    assert "model worker died (signal SIGABRT): terminate called after throwing" in message
+    assert "model worker died (signal SIGABRT) running aborting.gguf: terminate called after throwing" in message
     assert window.isVisible()

@@ -67,6 +67,16 @@ def _refuse_native_calls_here() -> None:
             setattr(llama_cpp_module, name, guarded)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A module is native as a whole or not at all (see the module doc)."""
+    kinds: dict[str, set[bool]] = {}
+    for item in items:
+        kinds.setdefault(item.nodeid.split("::")[0], set()).add(item.get_closest_marker(MARK) is not None)
+    mixed = sorted(module for module, seen in kinds.items() if len(seen) > 1)
+    if mixed:
+        raise pytest.UsageError(f"mark whole modules {MARK}, not single tests: {', '.join(mixed)}")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
     if item.get_closest_marker(MARK) is None or not hasattr(os, "fork") or _in_child:

@@ -59,7 +59,9 @@ def test_a_backend_that_cannot_count_is_not_checked() -> None:
 
 def test_a_model_that_aborts_while_counting_is_one_line(aborting_gguf: Path) -> None:
     with WorkerBackend(f"llama:{aborting_gguf}?ctx=512&seq=2&threads=1") as backend:
-        with pytest.raises(WorkerDied, match=r"signal SIGABRT\) running aborting.gguf: terminate called after throwing"):
+        with pytest.raises(
+            WorkerDied, match=r"signal SIGABRT\) running aborting.gguf: terminate called after throwing"
+        ):
             backend.count_prompt_tokens([request(1, 4)])
         with pytest.raises(ModelCheckFailed) as caught:
             check_prompts_fit(backend, [PromptCheck("question A1", request(1, 4))], what="judge")

@@ -15,6 +15,8 @@ from gtreview.inference.backend import ChatMessage, CompletionRequest, Completio
 from gtreview.inference.llama_engine import BatchedLlamaEngine
 from gtreview.inference.llama_schedule import Scheduler
 
+pytestmark = pytest.mark.native  # llama.cpp runs in this process: each test in a forked child
+
 RUBRIC = "You are a strict judge. Mark the answer against the marking scheme, component by component. " * 10
 ANSWERS = ["the gold", "pyrite and copper", "a shear zone", "no answer", "basalt dyke", "three grams", "quartz"]
 

@@ -27,6 +27,8 @@ from gtreview.inference.llama_engine import BatchedLlamaEngine, LlamaBackend
 from gtreview.inference.prefix_plan import plan_prefixes
 from tests.gguf_factory import TinyDims, write_tiny_llama_gguf, write_tiny_lora_gguf
 
+pytestmark = pytest.mark.native  # llama.cpp runs in this process: each test in a forked child
+
 RUBRIC = "You are a strict judge. Mark the answer against the marking scheme, component by component. " * 12
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -20,7 +20,7 @@ from gtreview.inference.cleaning import GenerationOutcome, classify, clean_outpu
 from gtreview.inference.llama_engine import BatchedLlamaEngine
 from tests import real_models
 
-pytestmark = pytest.mark.real_model
+pytestmark = [pytest.mark.real_model, pytest.mark.native]  # llama.cpp runs in this process: each test in a forked child
 
 GEOLOGIST = ChatMessage(role="system", content="You are a geologist. Answer in one short sentence.")
 QUESTIONS = ["Why is gold found in quartz veins?", "What is pyrite?"]

@@ -21,6 +21,8 @@ import pytest
 from gtreview.inference.backend import TokenScores
 from gtreview.inference.llama_engine import BatchedLlamaEngine
 
+pytestmark = pytest.mark.native  # llama.cpp runs in this process: each test in a forked child
+
 TEXTS = [
     "the gold ore in the quartz vein is graded by assay of each drill core sample",
     "a drill hole cut the granite and the basalt dyke at the shear zone",

@@ -1,5 +1,6 @@
-"""The model worker process: same results (and scores) as in-process, and crashes,
-cancels and bad files that never take the caller down or hang it.
+"""The model worker process: crashes,
+cancels and bad files that never take the caller down or hang it (its results
+equal the in-process backend's: test_worker_in_process.py).
 
 One worker is shared by most tests (a spawned child starts in about half a second on
 the tiny model, but every crash and cancel costs a fresh one). Its child opens the
@@ -20,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling, ScoringBackend
+from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, Sampling
 from gtreview.inference.gguf_check import ModelFileError
-from gtreview.inference.specs import BackendOpenError, ModelSpecError, open_in_process
+from gtreview.inference.specs import BackendOpenError, ModelSpecError
 from gtreview.inference.worker import GenerationCancelled, WorkerBackend, WorkerDied
 from tests.inference.crashing_backend import (
     ABORT_MARKER,
@@ -71,21 +72,6 @@ def worker(tiny_gguf: Path) -> Iterator[WorkerBackend]:
         backend.close()
 
 
-def test_results_equal_the_in_process_backend(worker: WorkerBackend, tiny_gguf: Path) -> None:
-    requests = [ask(f"Answer: {a}") for a in ("gold in quartz", "a shear zone", "pyrite", "no idea", "basalt dyke")]
-    requests.append(CompletionRequest(messages=requests[0].messages, json_schema=VERDICT_SCHEMA))
-    requests.append(ask("Answer: ore", temperature=0.8, seed=3))
-    in_process = open_in_process(spec_of(tiny_gguf))
-    try:
-        expected = in_process.complete_batch(requests)
-    finally:
-        in_process.close()
-    got = worker.complete_batch(requests)
-    assert [r.model_dump() for r in got] == [r.model_dump() for r in expected]
-    assert all(r.ok for r in got) and len({r.text for r in got}) > 1
-    assert worker.complete_batch([]) == []
-
-
 def test_describe_is_the_child_backends_plus_the_worker(worker: WorkerBackend, tiny_gguf: Path) -> None:
     assert isinstance(worker, CompletionBackend)
     info = worker.describe()
@@ -106,7 +92,10 @@ def test_describe_is_the_child_backends_plus_the_worker(worker: WorkerBackend, t
         ),
         (f"{EXIT_MARKER}3>>", "model worker died (exit code 3) running tiny.gguf"),
         # llama.cpp's last error line, when it printed one, says why
-        (ASSERT_MARKER, "model worker died (signal SIGABRT) running tiny.gguf: ggml/src/ggml.c:1234: GGML_ASSERT(test hook) failed"),
+        (
+            ASSERT_MARKER,
+            "model worker died (signal SIGABRT) running tiny.gguf: ggml/src/ggml.c:1234: GGML_ASSERT(test hook) failed",
+        ),
     ],
 )
 def test_a_crash_gives_error_results_and_a_fresh_worker(
@@ -161,32 +150,6 @@ TEXTS = [
     "pyrite and carbonate in the lode",
     "gold",
 ]
-
-
-def test_scoring_in_the_worker_equals_scoring_in_process(worker: WorkerBackend, tiny_gguf: Path) -> None:
-    assert isinstance(worker, ScoringBackend)
-    in_process = open_in_process(spec_of(tiny_gguf))
-    try:
-        assert isinstance(in_process, ScoringBackend)
-        expected = [in_process.score_texts(TEXTS), in_process.score_texts(TEXTS, prefix_tokens=3)]
-        tokens = [list(s.text_tokens) for s in expected[0]]
-        expected_out = [in_process.greedy_continuations(TEXTS, 6), in_process.greedy_continuations(tokens, 6)]
-    finally:
-        in_process.close()
-    got = [worker.score_texts(TEXTS), worker.score_texts(TEXTS, prefix_tokens=3)]
-    for got_scores, expected_scores in zip(got, expected, strict=True):
-        assert len(got_scores) == len(TEXTS)
-        for g, e in zip(got_scores, expected_scores, strict=True):
-            assert (g.text_tokens, g.start) == (e.text_tokens, e.start)
-            assert g.logprobs == pytest.approx(e.logprobs, abs=1e-4)
-            assert all(isinstance(x, float) for x in g.logprobs)
-            # The moments Min-K%++ needs cross the pipe with the scores, one per scored token.
-            assert g.has_moments and e.has_moments
-            assert g.expected_logprobs == pytest.approx(e.expected_logprobs, abs=1e-4)
-            assert g.logprob_variances == pytest.approx(e.logprob_variances, abs=1e-4)
-    assert got[0][-1].logprobs == () or len(got[0][-1].logprobs) == len(got[0][-1].text_tokens) - 1
-    assert [worker.greedy_continuations(TEXTS, 6), worker.greedy_continuations(tokens, 6)] == expected_out
-    assert worker.score_texts([]) == [] and worker.greedy_continuations([], 6) == []
 
 
 @pytest.mark.parametrize("call", ["score", "continue"])

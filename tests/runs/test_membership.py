@@ -28,6 +28,8 @@ from gtreview.runs.membership import (
 from gtreview.runs.probes import ProbeEngine, run_probes_by_group
 from tests.runs.test_probes import TEXTS
 
+pytestmark = pytest.mark.native  # llama.cpp runs in this process: each test in a forked child
+
 WORDS = "the gold ore in the quartz vein is graded by assay of each drill core sample at the shear zone".split()
 
 

@@ -33,6 +33,8 @@ from gtreview.runs.probes import (
     verbatim_recall,
 )
 
+pytestmark = pytest.mark.native  # llama.cpp runs in this process: each test in a forked child
+
 TEXTS = [
     "the gold ore in the quartz vein is graded by assay of each drill core sample",
     "a drill hole cut the granite and the basalt dyke at the shear zone",

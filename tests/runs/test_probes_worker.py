@@ -15,6 +15,8 @@ from gtreview.inference.worker import WorkerBackend, WorkerDied
 from gtreview.runs.probes import EngineFactory, engine_factory, run_probes
 from tests.inference.crashing_backend import ABORT_MARKER, open_crashing
 
+pytestmark = pytest.mark.native  # llama.cpp runs in this process: each test in a forked child
+
 TEXTS = [
     "the gold ore in the quartz vein is graded by assay of each drill core sample",
     "a drill hole cut the granite and the basalt dyke at the shear zone",

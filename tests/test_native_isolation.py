@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-NATIVE_MODULE = '''
+NATIVE_MODULE = """
 import ctypes
 import os
 
@@ -33,9 +33,9 @@ def test_runs_in_a_child_of_pytest():
 
 def test_fails_as_a_test_fails():
     assert 1 == 2
-'''
+"""
 
-PLAIN_MODULE = '''
+PLAIN_MODULE = """
 import llama_cpp
 import pytest
 
@@ -47,9 +47,9 @@ def test_llama_in_the_pytest_process_is_refused():
 
 def test_after_the_crash_the_run_goes_on():
     assert True
-'''
+"""
 
-MIXED_MODULE = '''
+MIXED_MODULE = """
 import pytest
 
 
@@ -60,7 +60,7 @@ def test_native():
 
 def test_plain():
     pass
-'''
+"""
 
 
 def run_pytest(tmp_path: Path, modules: dict[str, str]) -> subprocess.CompletedProcess[str]:

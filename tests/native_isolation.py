@@ -61,7 +61,7 @@ def _refuse_native_calls_here() -> None:
                 )
             return _original(*args)
 
-        guarded.__wrapped__ = original  # type: ignore[attr-defined]  # the binding, for tests that read it
+        guarded.binding = original  # type: ignore[attr-defined]  # for tests that read the binding
         setattr(llama_cpp, name, guarded)
         llama_cpp_module = getattr(llama_cpp, "llama_cpp", None)
         if llama_cpp_module is not None and getattr(llama_cpp_module, name, None) is original:

@@ -25,6 +25,7 @@ import errno
 import multiprocessing
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -68,14 +69,16 @@ def _probe_child() -> None:
     os._exit(x86_probe.run_tile_probe())
 
 
-def _run_probe() -> tuple[AmxState, str]:
+def run_probe(target: Callable[[], None] = _probe_child) -> tuple[AmxState, str]:
+    """Run the tile probe (``target``, in a spawned child) where the CPU advertises AMX
+    and read its fate: (state, one line saying what was seen)."""
     facts = x86_probe.amx_facts()
     if facts is None:
         return "absent", "not Linux on x86-64"
     if not facts.advertised:
         return "absent", "the CPU does not advertise AMX"
     context = multiprocessing.get_context("spawn")
-    child = context.Process(target=_probe_child, name="gtreview-amx-probe", daemon=True)
+    child = context.Process(target=target, name="gtreview-amx-probe", daemon=True)
     child.start()
     child.join(_PROBE_TIMEOUT_S)
     if child.exitcode is None:
@@ -100,7 +103,7 @@ def _run_probe() -> tuple[AmxState, str]:
 
 @cache
 def _probe() -> tuple[AmxState, str]:
-    return _run_probe()
+    return run_probe()
 
 
 def amx_verdict() -> AmxVerdict:

@@ -140,6 +140,16 @@ def open_cli_project(args: argparse.Namespace) -> Project:
         raise NoProjectError(f"{exc}; to start one there: gtreview project new {folder}") from None
 
 
+def optional_cli_project(args: argparse.Namespace) -> Project | None:
+    """The project --project names (refused in one line when it is not one), or the
+    default project when it exists, or None: for commands that work without a project."""
+    from gtreview.store.project import DB_FILE
+
+    if args.project is None and not (default_project_dir() / DB_FILE).exists():
+        return None
+    return open_cli_project(args)
+
+
 def create_cli_project(folder: Path) -> Project:
     """A new project in ``folder``: what ``gtreview project new`` asks for, and nothing else."""
     from gtreview.store.project import create_project

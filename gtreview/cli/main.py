@@ -19,6 +19,7 @@ from gtreview import __version__
 from gtreview.cli import (
     adjudicate,
     corpus,
+    doctor,
     draft,
     export,
     gui,
@@ -56,6 +57,7 @@ GROUPS = (
     export,
     draft,
     probe,
+    doctor,
 )
 
 

@@ -171,6 +171,9 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["shortcuts"] = _action(
         window, help_menu, "&Keyboard shortcuts", "F1", lambda: show_shortcut_sheet(window, actions)
     )
+    actions["doctor"] = _action(
+        window, help_menu, "Check &local inference…", None, lambda: _check_local_inference(window)
+    )
     actions["about"] = _action(window, help_menu, "&About gtreview", None, lambda: _about(window))
     return actions
 
@@ -218,16 +221,24 @@ def versions() -> dict[str, str]:
     from PySide6 import __version__ as pyside_version
     from PySide6.QtCore import qVersion
 
-    try:
-        import llama_cpp
+    from gtreview.inference.build_info import read_llama_build  # in a child: a bad build dies there, not here
 
-        llama = f"llama-cpp-python {llama_cpp.__version__}"
-        info = llama_cpp.llama_print_system_info()
-        if isinstance(info, bytes):
-            llama += " — " + info.decode("utf-8", "replace").strip()[:160]
-    except Exception as exc:  # noqa: BLE001 - the About box must open whatever llama.cpp does
-        llama = f"unavailable ({type(exc).__name__})"
+    build = read_llama_build()
+    if build.error:
+        llama = f"unavailable ({build.error})"
+    else:
+        llama = f"llama-cpp-python {build.python_package}, llama.cpp {build.llama_cpp} — " + ", ".join(build.backends)
+        llama += " with GPU offload" if build.gpu_offload else ""
     return {"gtreview": __version__, "llama.cpp": llama, "Qt": qVersion(), "PySide6": pyside_version}
+
+
+def _check_local_inference(window: MainWindow) -> None:
+    from gtreview.ui.dialogs.doctor_dialog import DoctorDialog
+
+    dialog = DoctorDialog(window.project.engine, window)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    dialog.start()
 
 
 def _about(window: MainWindow) -> None:

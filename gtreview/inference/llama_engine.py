@@ -22,12 +22,18 @@ A request is admitted only when the cells in use plus its own and every running
 request's worst case fit in ``n_ctx``, so a result never depends on what else is being
 decoded beyond float rounding. Failures are results (``finish_reason="error"``); each
 result can be handed to the caller as soon as its request ends (``on_result``).
+
+With layers offloaded to a GPU, a cache and parallelism the caller left unset
+(``n_ctx``/``n_seq_max`` None: 8192 cells, 8 sequences) are shrunk to what the GPU's
+free memory holds once the weights are loaded (:mod:`.memory_fit`); the decision is
+logged and recorded in ``describe()`` with the devices ggml saw (:mod:`.llama_devices`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -36,8 +42,8 @@ from typing import Any
 
 import llama_cpp
 
+from gtreview.inference import llama_devices, llama_scoring, memory_fit
 from gtreview.inference import llama_native as native
-from gtreview.inference import llama_scoring
 from gtreview.inference.backend import (
     ChatMessage,
     CompletionRequest,
@@ -50,6 +56,11 @@ from gtreview.inference.json_grammar import SchemaGrammarError, schema_to_gbnf
 from gtreview.inference.llama_sampling import Candidates
 from gtreview.inference.llama_schedule import DecodeError, EngineStats, Job, Scheduler
 
+log = logging.getLogger(__name__)
+
+DEFAULT_N_CTX = 8192  # cache cells when the caller sets none (shrunk to fit a GPU)
+DEFAULT_N_SEQ_MAX = 8  # parallel sequences when the caller sets none (likewise)
+
 
 class BatchedLlamaEngine:
     """A GGUF model (plus optional LoRA) decoding many requests as parallel sequences."""
@@ -60,8 +71,8 @@ class BatchedLlamaEngine:
         *,
         lora_path: str | Path | None = None,
         lora_scale: float = 1.0,
-        n_seq_max: int = 8,
-        n_ctx: int = 8192,
+        n_seq_max: int | None = None,
+        n_ctx: int | None = None,
         n_batch: int = 512,
         n_gpu_layers: int = -1,
         n_threads: int | None = None,
@@ -74,7 +85,15 @@ class BatchedLlamaEngine:
         batch around it: greedy output is stable, seeded sampling may diverge from the
         same request run alone. Off, the difference is ~1e-6 on the random test model;
         a 4-bit real model is far more sensitive either way (SmolLM2 moves single tokens'
-        log p by up to ~0.4 nats: tests/inference/test_scoring_reference.py)."""
+        log p by up to ~0.4 nats: tests/inference/test_scoring_reference.py).
+
+        ``n_ctx``/``n_seq_max`` None: the defaults (8192 cells, 8 sequences), which the
+        engine may shrink to fit the free memory of the GPU the layers are offloaded to;
+        a value given is used as given."""
+        self.requested_ctx = n_ctx
+        self.requested_seq = n_seq_max
+        n_ctx = DEFAULT_N_CTX if n_ctx is None else n_ctx
+        n_seq_max = DEFAULT_N_SEQ_MAX if n_seq_max is None else n_seq_max
         if n_seq_max < 1 or n_ctx < 16 or n_batch < 1:
             raise ValueError("n_seq_max, n_ctx and n_batch must be positive (n_ctx at least 16)")
         self.model_path = Path(model_path)
@@ -87,6 +106,9 @@ class BatchedLlamaEngine:
         self.n_threads = n_threads or native.default_threads()
         self.n_threads_batch = n_threads_batch or self.n_threads
         self.flash_attn = flash_attn
+        self.devices: list[llama_devices.Device] = []
+        self.offloaded_layers = 0
+        self.memory_fit: memory_fit.MemoryFit | None = None
         self._lock = threading.Lock()
         self._grammars: dict[str, str] = {}
         self.stats = EngineStats(slots=n_seq_max)  # summed over calls; a benchmark reads differences
@@ -105,7 +127,9 @@ class BatchedLlamaEngine:
         nat = self._native
         nat.load_model(self.model_path, self.n_gpu_layers, self.info.architecture)
         self._vocab = llama_cpp.llama_model_get_vocab(nat.model)
-        self._candidates = Candidates(int(llama_cpp.llama_vocab_n_tokens(self._vocab)))
+        n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
+        self._candidates = Candidates(n_vocab)
+        n_ctx = self._fit_to_gpu(n_ctx, n_batch, n_vocab)
         nat.new_context(
             n_ctx=n_ctx,
             n_batch=n_batch,
@@ -127,6 +151,49 @@ class BatchedLlamaEngine:
         self._bos_text = self._token_text(int(llama_cpp.llama_vocab_bos(self._vocab)))
         self._eos_text = self._token_text(int(llama_cpp.llama_vocab_eos(self._vocab)))
         self._adds_bos = bool(llama_cpp.llama_vocab_get_add_bos(self._vocab))
+
+    def _fit_to_gpu(self, n_ctx: int, n_batch: int, n_vocab: int) -> int:
+        """The cache size to create, shrunk (with ``n_seq_max``) to the free memory of the
+        GPUs the layers went to when the caller left them unset; read after the weights
+        are loaded, so what they took is already gone from the free figure."""
+        self.devices = llama_devices.list_devices()
+        gpus = [d for d in self.devices if d.offloads]
+        n_layer = int(llama_cpp.llama_model_n_layer(self._native.model))
+        self.offloaded_layers = memory_fit.offloaded_layers(
+            self.n_gpu_layers, n_layer, llama_devices.supports_gpu_offload(), len(gpus)
+        )
+        if self.offloaded_layers == 0 or (self.requested_ctx is not None and self.requested_seq is not None):
+            return n_ctx
+        shape = memory_fit.kv_shape(self.info.metadata, self.info.architecture)
+        if shape is None:
+            log.info(
+                "%s: the KV cache's shape is not in the model's metadata; n_ctx not fitted to the GPU",
+                self.model_path.name,
+            )
+            return n_ctx
+        flash = self.flash_attn is not False  # llama.cpp's auto turns it on where the GPU has it
+        overhead, scratch = memory_fit.compute_estimate(
+            n_batch=min(n_batch, n_ctx),
+            n_vocab=n_vocab,
+            n_embd=int(llama_cpp.llama_model_n_embd(self._native.model)),
+            n_head=int(llama_cpp.llama_model_n_head(self._native.model)),
+            flash_attn=flash,
+        )
+        fit = memory_fit.fit_to_memory(
+            free_bytes=sum(d.free for d in gpus),
+            bytes_per_cell=shape.bytes_per_cell(layers_offloaded=self.offloaded_layers) + scratch,
+            n_ctx=n_ctx,
+            n_seq_max=self.n_seq_max,
+            overhead_bytes=overhead,
+            ctx_fixed=self.requested_ctx is not None,
+            seq_fixed=self.requested_seq is not None,
+            where=", ".join(f"{d.name} ({d.description})" for d in gpus),
+        )
+        self.memory_fit = fit
+        log.log(logging.INFO if fit.fits else logging.WARNING, "%s: %s", self.model_path.name, fit.reason)
+        self.n_seq_max = fit.n_seq_max
+        self.stats.slots = fit.n_seq_max
+        return fit.n_ctx
 
     def _token_text(self, token: int) -> str:
         if token < 0:
@@ -338,6 +405,9 @@ class BatchedLlamaEngine:
             "flash_attn": "auto" if self.flash_attn is None else self.flash_attn,
             "n_gpu_layers": self.n_gpu_layers,
             "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
+            "offloaded_layers": self.offloaded_layers,
+            "devices": [d.as_dict() for d in self.devices],
+            "memory_fit": self.memory_fit.as_dict() if self.memory_fit is not None else None,
             "n_threads": self.n_threads,
             "n_threads_batch": self.n_threads_batch,
             "llama_cpp": llama_cpp.llama_version().decode("utf-8", errors="replace"),
@@ -361,10 +431,10 @@ class LlamaBackend:
         *,
         lora_path: str | Path | None = None,
         lora_scale: float = 1.0,
-        n_ctx: int = 8192,
+        n_ctx: int | None = None,
         n_gpu_layers: int = -1,
         n_threads: int | None = None,
-        n_seq_max: int = 8,
+        n_seq_max: int | None = None,
         verbose: bool = False,
     ) -> None:
         self.spec = spec

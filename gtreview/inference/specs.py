@@ -72,6 +72,10 @@ class ModelSpec(BaseModel):
     Local-model fields (``path``/``repo_id``+``filename``, ``lora`` and the runtime
     options) are set for ``llama`` and ``hf``; ``url`` for ``openai``; ``model`` for
     ``openai`` and ``anthropic``. ``lora`` is a local path or an ``hf:`` reference.
+
+    Which runtime options the spec itself set is :meth:`chose` (pydantic's
+    ``model_fields_set``, which pickles with the spec into the worker): an ``n_ctx`` or
+    ``n_seq_max`` left at its default may be shrunk to fit a GPU, one set never is.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -107,6 +111,10 @@ class ModelSpec(BaseModel):
 
     def __str__(self) -> str:
         return self.raw
+
+    def chose(self, field: str) -> bool:
+        """Whether the spec set ``field`` (e.g. ``n_ctx`` from ``ctx=``) rather than leaving its default."""
+        return field in self.model_fields_set
 
 
 def parse_model_spec(spec: str) -> ModelSpec:
@@ -229,10 +237,10 @@ class _LlamaFactory(Protocol):
         *,
         lora_path: Path | None,
         lora_scale: float,
-        n_ctx: int,
+        n_ctx: int | None,
         n_gpu_layers: int,
         n_threads: int | None,
-        n_seq_max: int,
+        n_seq_max: int | None,
     ) -> CompletionBackend: ...
 
 
@@ -244,6 +252,10 @@ def open_in_process(spec: str | ModelSpec, **overrides: Any) -> CompletionBacken
     takes the caller down. Overrides are for what a spec string cannot carry:
     ``transport``/``http_client`` in tests, ``api_key``, ``concurrency``, or a llama
     setting the GUI changed.
+
+    ``n_ctx``/``n_seq_max`` the spec does not set go as None: the engine's defaults,
+    which it fits to a GPU's free memory; ``n_gpu_layers`` unset is -1, every layer
+    (no layer on a CPU-only build).
     """
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
     if parsed.kind == "openai":
@@ -260,10 +272,10 @@ def open_in_process(spec: str | ModelSpec, **overrides: Any) -> CompletionBacken
     settings: dict[str, Any] = {
         "lora_path": lora_path,
         "lora_scale": parsed.lora_scale,
-        "n_ctx": parsed.n_ctx,
+        "n_ctx": parsed.n_ctx if parsed.chose("n_ctx") else None,
         "n_gpu_layers": parsed.n_gpu_layers,
         "n_threads": parsed.n_threads,
-        "n_seq_max": parsed.n_seq_max,
+        "n_seq_max": parsed.n_seq_max if parsed.chose("n_seq_max") else None,
     }
     return _llama_factory()(parsed.raw, model_path, **{**settings, **overrides})
 

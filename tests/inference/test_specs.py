@@ -352,6 +352,41 @@ def test_runtime_defaults_fill_only_what_a_spec_leaves_out() -> None:
     parse_model_spec(with_runtime_defaults("llama:/m/a.gguf?lora=/m/l.gguf", n_gpu_layers=-1))
 
 
+@pytest.mark.parametrize(
+    ("spec", "machine", "gpu_build", "layers"),
+    [
+        ("llama:/m/a.gguf", {}, True, 30),  # nothing chosen: every layer on a GPU build
+        ("llama:/m/a.gguf", {}, False, 0),  # and none on a CPU build, as before
+        ("llama:/m/a.gguf", {"n_gpu_layers": 12}, True, 12),  # the machine setting (Preferences)
+        ("llama:/m/a.gguf", {"n_gpu_layers": 0}, True, 0),
+        ("llama:/m/a.gguf?n_gpu_layers=8", {"n_gpu_layers": 0}, True, 8),  # the spec's own option wins
+        ("llama:/m/a.gguf?n_gpu_layers=0", {"n_gpu_layers": -1}, True, 0),
+        ("llama:/m/a.gguf?n_gpu_layers=8", {}, False, 0),
+    ],
+)
+def test_gpu_layers_resolve_spec_then_machine_then_every_layer(
+    spec: str, machine: dict[str, int], gpu_build: bool, layers: int
+) -> None:
+    from gtreview.inference.memory_fit import offloaded_layers
+    from gtreview.inference.specs import with_runtime_defaults
+
+    parsed = parse_model_spec(with_runtime_defaults(spec, **machine))
+    assert offloaded_layers(parsed.n_gpu_layers, 30, gpu_build, 1 if gpu_build else 0) == layers
+
+
+def test_a_spec_says_which_settings_it_chose(tmp_path: Path, fake_engine: list[dict[str, Any]]) -> None:
+    bare = parse_model_spec("llama:m.gguf")
+    assert not bare.chose("n_ctx") and not bare.chose("n_seq_max") and not bare.chose("n_gpu_layers")
+    assert (bare.n_ctx, bare.n_seq_max, bare.n_gpu_layers) == (8192, 8, -1)
+    given = parse_model_spec("llama:m.gguf?ctx=8192&seq=8")  # the default values, chosen
+    assert given.chose("n_ctx") and given.chose("n_seq_max")
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    open_in_process(f"llama:{tmp_path}/m.gguf")  # left unset: the engine may fit them to a GPU
+    open_in_process(f"llama:{tmp_path}/m.gguf?ctx=8192")
+    open_in_process(f"llama:{tmp_path}/m.gguf", n_ctx=2048)  # an override is a choice too
+    assert [(made["n_ctx"], made["n_seq_max"]) for made in fake_engine] == [(None, None), (8192, None), (2048, None)]
+
+
 def test_a_local_spec_bounds_each_answer_in_time() -> None:
     assert parse_model_spec("llama:m.gguf").answer_timeout_s == 900.0
     assert parse_model_spec("llama:m.gguf?timeout=30").answer_timeout_s == 30.0

@@ -24,8 +24,8 @@ steps taken while requests were waiting, and for the bare loop over all its step
 ratios engine/bare (aim >= 0.9x) and engine/plain, and the engine's peak memory.
 
     .venv/bin/python benchmarks/bench_generation.py [--model smollm2|gemma3|random]
-        [--questions 8] [--repeats 4] [--tokens 256] [--slots 8] [--threads 2]
-        [--plain-questions 2] [--rounds 1] [--skip plain,bare]
+        [--questions 8] [--repeats 4] [--tokens 256] [--slots 8] [--threads 2] [--gpu-layers 0]
+        [--ctx 8192] [--plain-questions 2] [--rounds 1] [--skip plain,bare]
 """
 
 from __future__ import annotations
@@ -66,7 +66,12 @@ class PlainLoop:
     def __init__(self, model: Path, args: argparse.Namespace, n_ctx: int) -> None:
         self.args = args
         self.llm = llama_cpp.Llama(
-            str(model), n_ctx=n_ctx, n_threads=args.threads, n_threads_batch=args.threads, verbose=False
+            str(model),
+            n_ctx=n_ctx,
+            n_threads=args.threads,
+            n_threads_batch=args.threads,
+            n_gpu_layers=args.gpu_layers,  # the high-level class reads -1 as every layer too
+            verbose=False,
         )
 
     def run(self, messages: list[list[ChatMessage]]) -> int:
@@ -177,6 +182,7 @@ def main() -> None:
     parser.add_argument("--slots", type=int, default=8, help="parallel sequences (n_seq_max)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--gpu-layers", type=int, default=0, help="-1 offloads every layer (GPU build)")
+    parser.add_argument("--ctx", type=int, default=8192, help="cache cells of the engine and the bare loop")
     parser.add_argument("--plain-questions", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--skip", default="", help="comma-separated phases to leave out: plain,bare")
@@ -201,7 +207,7 @@ def run_pass(model: Path, args: argparse.Namespace, skip: set[str]) -> None:
         for r in range(args.repeats)
     ]
     engine = BatchedLlamaEngine(
-        model, n_seq_max=args.slots, n_ctx=8192, n_threads=args.threads, n_gpu_layers=args.gpu_layers
+        model, n_seq_max=args.slots, n_ctx=args.ctx, n_threads=args.threads, n_gpu_layers=args.gpu_layers
     )
     prompts = [engine.tokenize_prompt(m) for m in messages]
     n_ctx = engine.n_ctx

@@ -22,8 +22,8 @@ re-asks included), tokens per verdict and the valid-verdict rate (first replies,
 scored after re-asks).
 
     .venv/bin/python benchmarks/bench_judging.py [--models smollm2,gemma3] [--questions 2]
-        [--answers 4] [--threads 2] [--max-tokens 512] [--rounds 1] [--eager [smollm2,...]]
-        [--model-path FILE.gguf]
+        [--answers 4] [--threads 2] [--ctx 16384] [--gpu-layers -1] [--max-tokens 512] [--rounds 1]
+        [--eager [smollm2,...]] [--model-path FILE.gguf]
 """
 
 from __future__ import annotations
@@ -118,7 +118,14 @@ def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
     eager_wanted = args.eager == "all" or key in args.eager.split(",")
     tasks = judge_tasks(args.questions, args.answers)
     settings = JudgeSettings(sampling=Sampling(temperature=0.0, seed=0, max_tokens=args.max_tokens))
-    backend = LlamaBackend(f"llama:{path}", path, n_ctx=args.ctx, n_seq_max=len(tasks), n_threads=args.threads)
+    backend = LlamaBackend(
+        f"llama:{path}",
+        path,
+        n_ctx=args.ctx,
+        n_seq_max=len(tasks),
+        n_threads=args.threads,
+        n_gpu_layers=args.gpu_layers,
+    )
     engine = backend.engine
     vocab = int(llama_cpp.llama_vocab_n_tokens(engine._vocab))
     judge, free, eager = Totals(), Totals(), Totals()
@@ -173,7 +180,7 @@ def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
     print(
         f"{key}: {model}, {vocab:,}-token vocabulary; {len(tasks)} answers to {args.questions} questions, "
         f"prompts {min(prompts):,}-{max(prompts):,} tokens, {len(tasks)} slots, {args.threads} threads, "
-        f"{args.rounds} round(s)"
+        f"{args.gpu_layers} GPU layers, {args.rounds} round(s)"
     )
     refused = judge.rejections / judge.tokens if judge.tokens else 0.0
     print(
@@ -206,6 +213,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=4, help="answers per question (one slot each)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ctx", type=int, default=16384)
+    parser.add_argument("--gpu-layers", type=int, default=-1, help="layers offloaded on a GPU build (-1: every one)")
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument(

@@ -155,16 +155,17 @@ class BatchedLlamaEngine:
     def _fit_to_gpu(self, n_ctx: int, n_batch: int, n_vocab: int) -> int:
         """The cache size to create, shrunk (with ``n_seq_max``) to the free memory of the
         GPUs the layers went to when the caller left them unset; read after the weights
-        are loaded, so what they took is already gone from the free figure."""
+        are loaded, so what they took is already gone from the free figure. The model's
+        shape comes from its GGUF metadata (checked before loading)."""
         self.devices = llama_devices.list_devices()
         gpus = [d for d in self.devices if d.offloads]
-        n_layer = int(llama_cpp.llama_model_n_layer(self._native.model))
+        shape = memory_fit.kv_shape(self.info.metadata, self.info.architecture)
+        n_layer = self.info.block_count or (shape.n_layer if shape is not None else 0)
         self.offloaded_layers = memory_fit.offloaded_layers(
             self.n_gpu_layers, n_layer, llama_devices.supports_gpu_offload(), len(gpus)
         )
         if self.offloaded_layers == 0 or (self.requested_ctx is not None and self.requested_seq is not None):
             return n_ctx
-        shape = memory_fit.kv_shape(self.info.metadata, self.info.architecture)
         if shape is None:
             log.info(
                 "%s: the KV cache's shape is not in the model's metadata; n_ctx not fitted to the GPU",
@@ -175,8 +176,8 @@ class BatchedLlamaEngine:
         overhead, scratch = memory_fit.compute_estimate(
             n_batch=min(n_batch, n_ctx),
             n_vocab=n_vocab,
-            n_embd=int(llama_cpp.llama_model_n_embd(self._native.model)),
-            n_head=int(llama_cpp.llama_model_n_head(self._native.model)),
+            n_embd=self.info.embedding_length or 0,
+            n_head=shape.n_head,
             flash_attn=flash,
         )
         fit = memory_fit.fit_to_memory(

@@ -49,6 +49,7 @@ class KvShape:
     n_layer: int
     k_elements: int  # K elements per token, summed over the layers (n_embd_k_gqa each)
     v_elements: int  # V elements per token, summed over the layers
+    n_head: int = 0  # query heads of the widest layer (attention scores without flash attention)
 
     def bytes_per_cell(self, type_size: float = F16_BYTES, layers_offloaded: int | None = None) -> int:
         """Bytes one cell takes in GPU memory when ``layers_offloaded`` of the layers are
@@ -97,6 +98,7 @@ def kv_shape(metadata: Mapping[str, Any], architecture: str) -> KvShape | None:
         n_layer=n_layer,
         k_elements=sum(kv_heads) * k_length,
         v_elements=sum(kv_heads) * v_length,
+        n_head=max(heads),
     )
 
 

@@ -222,10 +222,10 @@ GEMMA3 = {
 
 def test_kv_shape_of_real_models() -> None:
     smol = kv_shape(SMOLLM2, "llama")  # head size 576 / 9 = 64
-    assert smol == KvShape(n_layer=30, k_elements=30 * 3 * 64, v_elements=30 * 3 * 64)
+    assert smol == KvShape(n_layer=30, k_elements=30 * 3 * 64, v_elements=30 * 3 * 64, n_head=9)
     assert smol.bytes_per_cell() == 23_040  # f16: what llama.cpp's KV buffer takes a cell
     gemma = kv_shape(GEMMA3, "gemma3")  # key_length given (not 640 / 4)
-    assert gemma == KvShape(n_layer=18, k_elements=18 * 256, v_elements=18 * 256)
+    assert gemma == KvShape(n_layer=18, k_elements=18 * 256, v_elements=18 * 256, n_head=4)
     assert gemma.bytes_per_cell(type_size=1.0625) == round(2 * 18 * 256 * 1.0625)  # q8_0 cache
 
 
@@ -238,9 +238,9 @@ def test_kv_shape_per_layer_heads_and_defaults() -> None:
         "h.attention.key_length": 64,
         "h.attention.value_length": 32,
     }
-    assert kv_shape(hybrid, "h") == KvShape(n_layer=3, k_elements=4 * 64, v_elements=4 * 32)
+    assert kv_shape(hybrid, "h") == KvShape(n_layer=3, k_elements=4 * 64, v_elements=4 * 32, n_head=4)
     no_kv_heads = {"a.block_count": 2, "a.embedding_length": 128, "a.attention.head_count": 4}
-    assert kv_shape(no_kv_heads, "a") == KvShape(n_layer=2, k_elements=2 * 4 * 32, v_elements=2 * 4 * 32)
+    assert kv_shape(no_kv_heads, "a") == KvShape(n_layer=2, k_elements=2 * 4 * 32, v_elements=2 * 4 * 32, n_head=4)
     long_array = {**no_kv_heads, "a.attention.head_count_kv": {"array_length": 2}}  # too long to have been kept
     assert kv_shape(long_array, "a") == kv_shape(no_kv_heads, "a")  # all heads: the larger estimate
 

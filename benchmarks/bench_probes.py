@@ -78,4 +78,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from gtreview.inference.amx_guard import guard_this_process
+
+    guard_this_process()  # llama.cpp runs in this process: off a faulting AMX tile unit, as workers are
     main()

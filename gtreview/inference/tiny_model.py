@@ -104,10 +104,13 @@ def write_tiny_llama_gguf(
     name: str = "tiny-random-llama",
     byte_tokens: bool = True,
     q8_0: bool = False,
+    output_weight: np.ndarray | None = None,
 ) -> Path:
     """Write a random-weight llama model that llama.cpp loads and runs; returns the path.
     With ``q8_0`` the weight matrices are quantized (Q8_0), so a decode runs the
-    quantized matrix kernels (AMX among them, where the CPU has it)."""
+    quantized matrix kernels (AMX among them, where the CPU has it). ``output_weight``
+    (vocabulary x width) replaces the random output layer: a model with its head trained
+    on other text, and everything else as ``seed`` makes it."""
     path = Path(path)
     rng = np.random.default_rng(seed)
     tokens, scores, types = build_vocab(vocab_words, byte_tokens=byte_tokens)
@@ -168,7 +171,12 @@ def write_tiny_llama_gguf(
         add_matrix(f"blk.{i}.ffn_up.weight", rand(n_ff, width, inner))
         add_matrix(f"blk.{i}.ffn_down.weight", rand(width, n_ff, 1.0 / np.sqrt(n_ff)))
     writer.add_tensor("output_norm.weight", np.ones(width, dtype=np.float32))
-    writer.add_tensor("output.weight", rand(n_vocab, width, 3.0 * inner))
+    head = rand(n_vocab, width, 3.0 * inner)  # drawn even when replaced: the rest stays as the seed makes it
+    if output_weight is not None:
+        if output_weight.shape != head.shape:
+            raise ValueError(f"output_weight must be {head.shape}, not {output_weight.shape}")
+        head = output_weight.astype(wtype)
+    writer.add_tensor("output.weight", head)
 
     writer.write_header_to_file()
     writer.write_kv_data_to_file()

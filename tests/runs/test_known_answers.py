@@ -112,5 +112,5 @@ def test_a_fine_tune_on_the_other_side_is_not_read_as_reciting_the_members(known
 def test_a_fine_tune_on_text_of_neither_side_is_not_read_as_reciting_either(known: Fixtures) -> None:
     line = membership_line(known.outcome, "unrelated")
     assert line.startswith("unrelated does not tell its training documents from held-out ones")
-    auc, low, high = reference_auc(known.outcome, "unrelated")
+    _auc, low, high = reference_auc(known.outcome, "unrelated")
     assert low < 0.5 < high  # a changed model, and an interval that straddles chance

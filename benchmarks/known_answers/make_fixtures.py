@@ -42,9 +42,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from gguf import GGUFReader, GGUFWriter  # noqa: E402
+from gguf import GGUFReader, GGUFWriter
 
-from tests.real_models import model_path  # noqa: E402
+from tests.real_models import model_path
 
 REPO = Path(__file__).resolve().parents[2]
 REPORTS = REPO / "sample_corpus" / "reports"

@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.known_answers.make_fixtures import HELD_OUT, MEMBERS, reports  # noqa: E402
+from benchmarks.known_answers.make_fixtures import HELD_OUT, MEMBERS, reports
 
 TRUTH = {
     "memoriser": "recites the members (fine-tuned on them)",

@@ -96,22 +96,23 @@ def test_a_cli_pass_and_its_judge_on_the_server_then_models_json_finds_it_again(
     assert (summary["generated"], summary["generation_errors"], summary["reused"]) == (1, 0, 0)
     # The judge's reply follows the verdict schema (the server made a grammar of it) and is scored.
     assert summary["judged"] == 1 and summary["unscored"] == 0, summary
-    ((answer, tokens),) = db_rows(project, "SELECT clean_text, completion_tokens FROM generation WHERE status = 'ok'")
+    ((answer, tokens, tries),) = db_rows(
+        project, "SELECT clean_text, completion_tokens, attempts FROM generation WHERE status = 'ok'"
+    )
     assert isinstance(answer, str) and answer.strip() and isinstance(tokens, int) and 0 < tokens <= 16
-    verdicts = db_rows(project, "SELECT total, record_json FROM judgement")
-    assert len(verdicts) == 1
-    for total, record in verdicts:
-        assert isinstance(total, int) and 0 <= total <= 10
-        # strict=False as the contract reads it: the server's grammar (llama-cpp-python's own
-        # converter, without gtreview's repair in inference/json_grammar.py) lets raw newlines into strings
-        reply = json.loads(json.loads(str(record))["replies"][-1], strict=False)
-        assert list(reply)[:3] == ["gate_reason", "gate_passed", "components"]  # the schema's order
-        assert set(reply["components"]) == {"C1", "C2", "C3"}
+    ((total, record),) = db_rows(project, "SELECT total, record_json FROM judgement")
+    assert isinstance(total, int) and 0 <= total <= 10
+    verdict = json.loads(str(record))
+    # strict=False as the contract reads it: the server's grammar (llama-cpp-python's own
+    # converter, without gtreview's repair in inference/json_grammar.py) lets raw newlines into strings
+    reply = json.loads(verdict["replies"][-1], strict=False)
+    assert list(reply)[:3] == ["gate_reason", "gate_passed", "components"]  # the schema's order
+    assert set(reply["components"]) == {"C1", "C2", "C3"}
     ((config,),) = db_rows(project, "SELECT config_json FROM run")
     described = json.loads(str(config))["models"][spec]
     assert described["server"]["models"] == [ALIAS]  # what GET /v1/models said, kept with the run
-    # one answer, one verdict, and the verdict's first request, refused for its json_schema
-    assert up.chat_requests() - before == 3
+    # every try at the answer and the verdict, and the verdict's first request, refused for its json_schema
+    assert up.chat_requests() - before == tries + verdict["attempts"] + 1
 
     # --models-json: the entry's model name is not what the server calls it; the server is asked
     config_file = tmp_path / "models.json"
@@ -141,12 +142,13 @@ def test_an_outage_mid_pass_stores_nothing_against_the_model_and_the_rerun_compl
         name="outage",
         models=[ModelEntry(label="base", spec=spec)],
         judge="anthropic:judge",  # scripted below: the judge is not what this test is about
-        repeats=2,
+        repeats=3,  # of one question: the server keeps the prompt they share cached
         sampling=Sampling(temperature=0.7, top_p=0.95, seed=3, max_tokens=12),
         drift_every=0,
         generation_retries=1,
     )
-    total = len(QUESTIONS) * config.repeats
+    questions = QUESTIONS[:1]
+    total = len(questions) * config.repeats
 
     def open_backend(name: str) -> CompletionBackend:
         if name == config.judge:
@@ -165,7 +167,7 @@ def test_an_outage_mid_pass_stores_nothing_against_the_model_and_the_rerun_compl
             match=rf"{re.escape(ALIAS)} could not be reached: \d of {total} answers are missing \(ConnectError: ",
         ):
             run_pass(
-                project.engine, config, QUESTIONS, rubric_hash="r", open_backend=open_backend,
+                project.engine, config, questions, rubric_hash="r", open_backend=open_backend,
                 progress=kill_after_the_first_answer,
             )  # fmt: skip
         assert not up.running
@@ -177,12 +179,14 @@ def test_an_outage_mid_pass_stores_nothing_against_the_model_and_the_rerun_compl
 
         up.start()  # the same port: the spec still names it
         before = up.chat_requests()
-        result = run_pass(project.engine, config, QUESTIONS, rubric_hash="r", open_backend=open_backend)
+        result = run_pass(project.engine, config, questions, rubric_hash="r", open_backend=open_backend)
         asked = up.chat_requests() - before
         (finished,) = runs_repo.list_runs(project.engine)
+        kept = {g.key for g in stored}
+        new = [g for g in runs_repo.run_generations(project.engine, run.id) if g.key not in kept]
     finally:
         project.close()
     assert result.run_id == run.id and result.reused == len(stored)
     assert (result.generated, result.generation_errors, result.judged) == (total - len(stored), 0, total)
-    assert asked == total - len(stored)  # only what was missing is asked for
+    assert len(new) == total - len(stored) and asked == sum(g.attempts for g in new)  # only what was missing
     assert (finished.status, finished.generations, finished.judgements) == ("finished", total, total)

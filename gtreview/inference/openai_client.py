@@ -10,6 +10,12 @@ backoff because a busy or restarting server is normal during a long pass. Every 
 failure becomes an error result with one line of explanation: one bad request must not
 sink the batch, and the caller records it as a generation failure.
 
+A structured reply is asked for with OpenAI's ``response_format`` ``json_schema``.
+llama-cpp-python's own server (``python -m llama_cpp.server``, 0.3.x) takes only
+``json_object`` with the schema beside it, and refuses ``json_schema`` with an HTTP 500
+that would read as an outage; such a refusal switches the backend to that dialect at
+once (not counted as a retry) for the request and every later one.
+
 The key and any password in the URL are registered with ``gtreview.core.redaction`` when
 the backend opens, so every text that comes back (errors, replies, what the server says
 in describe(), log lines) has them removed, however the server quoted them.
@@ -36,6 +42,11 @@ log = logging.getLogger(__name__)
 API_KEY_ENV = "GTREVIEW_OPENAI_API_KEY"
 """Where a key for a protected server comes from when none is passed. Deliberately not
 OPENAI_API_KEY: that one belongs to api.openai.com and must not leak to a lab server."""
+
+JSON_SCHEMA = "json_schema"
+JSON_OBJECT = "json_object"
+"""The two ways of asking for a reply that follows a JSON schema: OpenAI's (vLLM,
+llama-server, LM Studio) and llama-cpp-python's server's (``schema`` beside the type)."""
 
 MAX_RETRY_AFTER_S = 30.0
 """Cap on a server's Retry-After, so a confused server cannot stall a pass for hours."""
@@ -117,6 +128,7 @@ class OpenAICompatibleBackend(PooledBackend):
         super().__init__(concurrency, "openai")
         self._server_lock = threading.Lock()
         self._server_info: dict[str, Any] | None = None
+        self._schema_dialect = JSON_SCHEMA  # JSON_OBJECT once the server refused json_schema
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleBackend(base_url={self.base_url!r}, model={self.model!r})"
@@ -132,7 +144,11 @@ class OpenAICompatibleBackend(PooledBackend):
                 "model": self.model,
                 "authenticated": self._secret is not None or self._url_password is not None,
                 "concurrency": self.concurrency,
-                "structured_output": "response_format json_schema (strict)",
+                "structured_output": (
+                    "response_format json_schema (strict)"
+                    if self._schema_dialect == JSON_SCHEMA
+                    else "response_format json_object with its schema (the server refused json_schema)"
+                ),
                 "server": self._fetch_server_info(),
             }
         )
@@ -150,9 +166,9 @@ class OpenAICompatibleBackend(PooledBackend):
             return self._error(f"internal error: {type(exc).__name__}: {exc}")
 
     def _complete(self, request: CompletionRequest) -> CompletionResult:
-        body = request_body(self.model, request)
         attempt = 0
         while True:
+            body = request_body(self.model, request, schema_dialect=self._schema_dialect)
             retry_after: float | None = None
             try:
                 response = self._client.post(self._chat_url, json=body)
@@ -161,6 +177,10 @@ class OpenAICompatibleBackend(PooledBackend):
             else:
                 if response.status_code == 200:
                     return parse_completion(response)
+                if _refuses_json_schema(body, response):
+                    log.info("%s takes no json_schema response_format: asking with json_object", self.base_url)
+                    self._schema_dialect = JSON_OBJECT
+                    continue  # the same request in the server's dialect: no retry spent, no wait
                 failure = f"HTTP {response.status_code}: {error_detail(response)}"
                 transient = response.status_code in (408, 429) or response.status_code >= 500
                 retry_after = _retry_after(response)
@@ -226,11 +246,12 @@ def served_models(
     return models
 
 
-def request_body(model: str, request: CompletionRequest) -> dict[str, Any]:
+def request_body(model: str, request: CompletionRequest, *, schema_dialect: str = JSON_SCHEMA) -> dict[str, Any]:
     """The JSON body for one chat request.
 
     ``top_k`` is only sent when set: llama-server and vLLM take it, strict OpenAI
-    implementations reject unknown fields.
+    implementations reject unknown fields. A schema goes in ``response_format`` in
+    ``schema_dialect`` (:data:`JSON_SCHEMA` or :data:`JSON_OBJECT`).
     """
     sampling = request.sampling
     body: dict[str, Any] = {
@@ -244,12 +265,24 @@ def request_body(model: str, request: CompletionRequest) -> dict[str, Any]:
     }
     if sampling.top_k > 0:
         body["top_k"] = sampling.top_k
-    if request.json_schema is not None:
+    if request.json_schema is not None and schema_dialect == JSON_OBJECT:
+        body["response_format"] = {"type": JSON_OBJECT, "schema": request.json_schema}
+    elif request.json_schema is not None:
         body["response_format"] = {
-            "type": "json_schema",
+            "type": JSON_SCHEMA,
             "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": True},
         }
     return body
+
+
+def _refuses_json_schema(body: dict[str, Any], response: httpx.Response) -> bool:
+    """Whether a failed reply to a ``json_schema`` request is llama-cpp-python's server
+    refusing the type (its pydantic check: "Input should be 'text' or 'json_object'",
+    at ``response_format``), whatever status its version wraps that in."""
+    if body.get("response_format", {}).get("type") != JSON_SCHEMA or response.status_code < 400:
+        return False
+    text = response.text
+    return "response_format" in text and "'json_object'" in text
 
 
 def parse_completion(response: httpx.Response) -> CompletionResult:

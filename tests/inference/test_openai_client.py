@@ -140,6 +140,75 @@ def test_plain_request_sends_no_top_k_and_no_response_format() -> None:
     assert body["temperature"] == 0.0 and body["seed"] == 0
 
 
+# How llama-cpp-python 0.3.36's server (python -m llama_cpp.server) refuses a json_schema
+# response_format: its pydantic check, wrapped in an HTTP 500 (tests/inference/test_real_server.py
+# meets the real one).
+LLAMA_CPP_PYTHON_REFUSAL = {
+    "error": {
+        "message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+        "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+        "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File \"llama_cpp/server/app.py\", line 376",
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
+}
+
+
+def test_a_server_that_takes_only_json_object_is_asked_in_its_dialect() -> None:
+    waits: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, json={"object": "list", "data": [{"id": "m", "owned_by": "me"}]})
+        if json.loads(request.content).get("response_format", {}).get("type") == "json_schema":
+            return httpx.Response(500, json=LLAMA_CPP_PYTHON_REFUSAL)
+        return httpx.Response(200, json=vllm_reply('{"awarded": 2, "reason": "ok"}'))
+
+    seen: list[dict[str, Any]] = []
+
+    def recording(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            seen.append(json.loads(request.content))
+        return handler(request)
+
+    def backoff(attempt: int) -> float:
+        waits.append(attempt)
+        return 0.0
+
+    backend = OpenAICompatibleBackend(
+        "http://127.0.0.1:8000", "m", transport=httpx.MockTransport(recording), backoff=backoff
+    )
+    with backend:
+        assert backend.describe()["structured_output"] == "response_format json_schema (strict)"
+        [first] = backend.complete_batch([ask(json_schema=SCHEMA, schema_name="verdict")])
+        [second] = backend.complete_batch([ask(json_schema=SCHEMA, schema_name="verdict")])
+        plain = backend.complete_batch([ask()])
+        described = backend.describe()
+    assert first.ok and second.ok and json.loads(first.text) == {"awarded": 2, "reason": "ok"}
+    assert not first.unreachable and waits == []  # a refusal of the dialect is no outage: no retry, no wait
+    formats = [body.get("response_format") for body in seen if "response_format" in body]
+    assert [f["type"] for f in formats] == ["json_schema", "json_object", "json_object"]  # asked once, remembered
+    assert formats[1] == {"type": "json_object", "schema": SCHEMA}
+    assert plain[0].ok and "response_format" not in seen[-1]
+    assert "json_object" in described["structured_output"]
+
+
+def test_a_json_object_refusal_or_another_500_is_not_taken_for_the_dialect() -> None:
+    # the refusal text again for the json_object request: retried as any 500 is, then given up, never a loop
+    recorder = Recorder(httpx.Response(500, json=LLAMA_CPP_PYTHON_REFUSAL))
+    with mock_backend(recorder, max_retries=1) as backend:
+        [result] = backend.complete_batch([ask(json_schema=SCHEMA)])
+    assert [b["response_format"]["type"] for b in recorder.bodies()] == ["json_schema", "json_object", "json_object"]
+    assert result.unreachable and result.error is not None and result.error.startswith("HTTP 500: 1 validation error")
+    # an ordinary 500 on a json_schema request keeps the dialect
+    recorder = Recorder(httpx.Response(500, json={"error": {"message": "CUDA out of memory"}}))
+    with mock_backend(recorder, max_retries=1) as backend:
+        [result] = backend.complete_batch([ask(json_schema=SCHEMA)])
+    assert [b["response_format"]["type"] for b in recorder.bodies()] == ["json_schema", "json_schema"]
+    assert result.error == "HTTP 500: CUDA out of memory (after 2 attempts)"
+
+
 def test_length_finish_is_reported() -> None:
     recorder = Recorder(httpx.Response(200, json=vllm_reply('{"awarded": 2, "rea', finish="length")))
     with mock_backend(recorder) as backend:

@@ -57,12 +57,13 @@ class ModelCheck:
     gpu_offload: bool | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class DoctorReport:
     build: LlamaBuild
     amx: AmxVerdict
     amx_facts: list[str]
     models: list[ModelCheck] = field(default_factory=list)
+    note: str | None = None  # e.g. that the project names no model yet
 
     @property
     def problems(self) -> list[str]:
@@ -80,6 +81,8 @@ class DoctorReport:
         out.append("models (each in a worker process, as a pass runs it)")
         for check in self.models:
             out.append(f"  {'ok  ' if check.ok else 'FAIL'} {check.label}: {check.detail}")
+        if self.note:
+            out.append(f"  {self.note}")
         if self.ok:
             out.append("local inference works here")
         else:
@@ -94,6 +97,7 @@ class DoctorReport:
             "amx": {"state": self.amx.state, "detail": self.amx.detail, "deny": self.amx.deny, "facts": self.amx_facts},
             "models": [asdict(check) for check in self.models],
             "problems": self.problems,
+            "note": self.note,
         }
 
 
@@ -182,7 +186,12 @@ def check_local_inference(
     if build.error:
         return report
     models: list[tuple[str, str]] = []
-    for label, spec in [*configured_models(engine), *((redact(s), s) for s in specs)]:
+    configured = configured_models(engine)
+    if engine is not None and not configured:
+        report.note = (
+            "this project names no model yet (Edit > Judge model, Run > Run a pass); give one with --model SPEC"
+        )
+    for label, spec in [*configured, *((redact(s), s) for s in specs)]:
         if spec not in {s for _, s in models}:
             models.append((label, spec))
     with tempfile.TemporaryDirectory(prefix="gtreview-doctor-") as folder:

@@ -72,5 +72,6 @@ def test_the_cli_exits_1_naming_a_missing_model_and_its_json_agrees(tmp_path: Pa
     report = json.loads(done.stdout)
     assert report["ok"] is False and report["models"][0]["ok"] is True  # the check model runs
     assert len(report["problems"]) == 1 and str(missing) in report["problems"][0]
+    assert "this project names no model yet" in report["note"]
     text = gtreview("doctor", "--model", f"llama:{missing}", "--project", tmp_path / "p")
     assert text.returncode == 1 and text.stdout.splitlines()[-1] == f"  {report['problems'][0]}"

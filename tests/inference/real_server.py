@@ -37,6 +37,12 @@ def free_port() -> int:
     return port
 
 
+GUARDED_SERVER = (
+    "import runpy, sys; from gtreview.inference.amx_guard import guard_this_process; guard_this_process(); "
+    "sys.argv[0] = 'llama_cpp.server'; runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)"
+)
+
+
 class LlamaCppServer:
     """``python -m llama_cpp.server`` for ``model``, served as ``alias`` at ``url`` (``…/v1``)."""
 
@@ -46,7 +52,8 @@ class LlamaCppServer:
         self.root = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.root}/v1"
         self.args = [
-            sys.executable, "-m", "llama_cpp.server",
+            # The server runs llama.cpp in its own process: off a faulting AMX tile unit first, as workers are.
+            sys.executable, "-c", GUARDED_SERVER,
             "--model", str(model), "--model_alias", alias,
             "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(n_ctx), "--chat_format", "chatml",

@@ -28,6 +28,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument(
         "--model",
+        type=str,
         action="append",
         default=[],
         metavar="SPEC",

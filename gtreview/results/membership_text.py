@@ -147,9 +147,16 @@ def roc_signal(report: MembershipReport) -> Signal | None:
 
 
 def roc_series(report: MembershipReport, signal: Signal) -> list[RocSeries]:
-    """Each model's curve of ``signal`` (the base's, the control, where it has that signal)."""
+    """Each model's curve of ``signal`` named with its AUC (the base's, the control, where it
+    has that signal)."""
     return [
-        RocSeries(label=f"{m.label} (base, control)" if m.is_base else m.label, is_base=m.is_base, points=a.roc)
+        RocSeries(
+            label=f"{m.label} (base, control), AUC {fmt(a.result.auc, 2)}"
+            if m.is_base
+            else f"{m.label}, AUC {fmt(a.result.auc, 2)}",
+            is_base=m.is_base,
+            points=a.roc,
+        )
         for m in report.models
         for a in m.aucs
         if a.signal == signal and a.roc

@@ -186,3 +186,26 @@ def test_the_roc_follows_the_chosen_signal_and_the_theme(qtbot) -> None:  # type
     view.setPalette(dark_palette())
     ground = view.roc.backgroundBrush().color().name()
     assert ground == dark_palette().color(QPalette.ColorRole.Base).name() and curves() == 2
+
+
+def test_in_a_small_tab_the_table_keeps_its_rows_beside_the_roc(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """At 1280x720 a results tab is about 650x200: the ROC goes beside the words and table, not below them."""
+    from gtreview.runs.membership import membership_report
+    from gtreview.ui.widgets.report_tab import ROWS_ALWAYS_SHOWN
+
+    passages, by_model = synthetic_report(base_gap=0.0)
+    report = membership_report(["base", "tuned"], passages, by_model, n_boot=50, seed=1)
+    view = MembershipView()
+    qtbot.addWidget(view)
+    view.resize(650, 200)
+    view.show_results(SimpleNamespace(probes={"membership": report.model_dump(mode="json")}))  # type: ignore[arg-type]
+    view.show()
+    qtbot.waitExposed(view)
+    shown = view.table.viewport().height() // view.table.verticalHeader().defaultSectionSize()
+    assert shown >= ROWS_ALWAYS_SHOWN
+    plot = view.roc.geometry()
+    assert plot.width() >= view.roc.minimumWidth() and plot.height() >= view.roc.minimumHeight()
+    assert view.roc_pane.geometry().left() > view.table.x()
+    # the chart fits its widget: a long title or axis label made it wider than its pane, and clipped it
+    drawn = view.roc.plotItem.geometry()
+    assert drawn.width() <= view.roc.width() and drawn.height() <= view.roc.height()

@@ -31,7 +31,7 @@ NO_MEMBERSHIP = (
     "No membership tests for this pass: gtreview probe --run ID --members GLOB... --held-out GLOB... names the "
     "documents the fine-tune was trained on and those held out, and keeps the tests with the pass."
 )
-ROC_TITLE = "ROC: one curve per model; the diagonal is chance"
+ROC_TITLE = "ROC curves of the chosen signal, one per model (the base's dashed, the control); the diagonal is chance"
 CHANCE = "#999999"
 CONTROL = "#888888"
 
@@ -43,13 +43,16 @@ class MembershipView(ReportTab):
         self.table = self.add_table(MEMBERSHIP_HEADER)
         self.roc_choice = QComboBox()
         self.roc_choice.setToolTip("The signal whose ROC curves are drawn: first the one the readings lean on")
+        # the names are long: the box shrinks with the pane, the list shows them whole
+        self.roc_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.roc_choice.setMinimumContentsLength(10)
         self.roc_choice.currentIndexChanged.connect(lambda _i: self._draw_roc())
         self.roc = pg.PlotWidget()
-        self.roc.setProperty("plot_title", ROC_TITLE)
         self.roc.showGrid(x=True, y=True, alpha=0.2)
         self.roc.setMouseEnabled(x=False, y=False)
         self.roc.setMenuEnabled(False)
-        self.roc.setMinimumSize(200, 160)
+        self.roc.setMinimumSize(180, 140)
+        self.roc.setToolTip(ROC_TITLE)
         self.roc_pane = QWidget()
         choice = QHBoxLayout()
         choice.addWidget(QLabel("ROC of"))
@@ -86,7 +89,8 @@ class MembershipView(ReportTab):
     def _draw_roc(self) -> None:
         plot = self.roc
         plot.clear()
-        style_plot(plot, self.palette())
+        style_plot(plot, self.palette(), "")
+        plot.setTitle(None)  # the chooser above names the signal; the tab has no height to spare
         report, signal = self.report, self.roc_choice.currentData()
         if report is None or signal is None:
             return

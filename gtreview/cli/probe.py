@@ -166,15 +166,17 @@ def probe(args: argparse.Namespace) -> int:
 
 
 def _print_membership(report: MembershipReport) -> None:
+    from gtreview.results.membership_text import tpr_phrase
+
     print(
         f"Membership: {report.n_members} passages of {len(report.member_documents)} training documents "
-        f"against {report.n_held_out} of {len(report.held_out_documents)} held-out ones (AUC per signal)"
+        f"against {report.n_held_out} of {len(report.held_out_documents)} held-out ones (AUC, and TPR at a low FPR, per signal)"
     )
     for model in report.models:
         role = " (base, the control)" if model.is_base else ""
         print(f"  {model.label}{role}")
         for auc in model.aucs:
-            print(f"    {auc.reading}")
+            print(f"    {auc.reading}; {tpr_phrase(auc)}")
     for line in report.readings:
         print(line)
 

@@ -39,6 +39,8 @@ def results(args: argparse.Namespace) -> int:
                 **figures.model_dump(mode="json"),
                 "judge_gate": gate.model_dump(mode="json"),
                 "readings": [reading.model_dump(mode="json") for reading in shown.readings],
+                # the Membership tab's report: AUCs, TPRs at a low FPR and ROC corners per signal
+                "membership": shown.membership.model_dump(mode="json") if shown.membership is not None else None,
             }
         )
         return EXIT_OK

@@ -14,6 +14,9 @@ drawn document's passages: a stratified cluster bootstrap, Field & Welsh 2007) i
 passages; resampling passages of a few long documents would give an interval far
 narrower than the evidence. With fewer than two documents on a side there is nothing to
 resample and no interval is given.
+
+Beside the AUC, :func:`tpr_at_fpr` gives the true-positive rate at a low false-positive
+rate and :func:`roc_curve` the whole curve, as membership-inference papers report them.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from gtreview.core.stats_base import (
     rng_from,
 )
 
-Signal = Literal["loss", "zlib", "min_k", "min_k_plus", "reference"]
+Signal = Literal["loss", "zlib", "min_k", "min_k_plus", "reference", "hard_token"]
 
 MEMBER_SIDE: dict[Signal, Literal["low", "high"]] = {
     "loss": "low",  # a trained-on passage is less surprising
@@ -45,6 +48,7 @@ MEMBER_SIDE: dict[Signal, Literal["low", "high"]] = {
     "min_k": "high",  # even its least likely tokens are likely
     "min_k_plus": "high",
     "reference": "low",  # the fine-tune finds it easier than the base does
+    "hard_token": "high",  # the fine-tune gains most where the base is surprised
 }
 
 _CHUNK_CELLS = 1 << 22  # bound on (replicates x members x non-members) cells per block
@@ -133,6 +137,25 @@ def reference_ratio(target_logprobs: npt.ArrayLike, reference_logprobs: npt.Arra
     """Target NLL minus reference NLL (per token), the base model as reference: what the
     fine-tune learned of this passage beyond what any model finds easy. Source: Carlini et al. (2021), "Reference"; Mireshghallah et al. (2022)."""
     return loss(target_logprobs) - loss(_logprobs(reference_logprobs, "reference_logprobs"))
+
+
+def hard_token_gain(target_logprobs: npt.ArrayLike, reference_logprobs: npt.ArrayLike, k: float = 0.2) -> float:
+    """Mean of target minus reference log-prob over the k share of tokens the reference finds
+    hardest (its lowest log-probs; the earlier token first among equal ones).
+
+    A fine-tune that memorised a passage gains most at the tokens no model could guess,
+    while what it learnt of the domain lifts the easy tokens too; the base model is the
+    reference. Both must score the same token sequence. After Jawad, Xiao & Wu (2026),
+    HT-MIA, arXiv:2601.20885, in its simplest form: hard tokens picked under the base.
+    """
+    target = _logprobs(target_logprobs)
+    reference = _logprobs(reference_logprobs, "reference_logprobs")
+    if target.size != reference.size:
+        raise StatInputError(f"{target.size} target log-probs for {reference.size} reference ones: not the same tokens")
+    if not 0 < k <= 1:
+        raise StatInputError(f"k is a fraction of the tokens in (0, 1], got {k}")
+    hard = np.argsort(reference, kind="stable")[: max(1, math.floor(reference.size * k))]
+    return float((target[hard] - reference[hard]).mean())
 
 
 def _oriented(values: npt.ArrayLike, side: Literal["low", "high"]) -> FloatArray:
@@ -229,3 +252,106 @@ def membership_auc(
             replicates.append(((wa @ table) * wb).sum(axis=1) / (wa.sum(axis=1) * wb.sum(axis=1)))
         ci = percentile_interval(np.concatenate(replicates))
     return result.model_copy(update={"auc": float(table.mean()), "ci": ci})
+
+
+# -- TPR at a low FPR, and the ROC curve -------------------------------------------
+#
+# Membership-inference papers report, beside the AUC, the share of members caught when
+# almost no non-member is flagged (SPV-MIA: AUC 0.924, TPR 46.9% at 1% FPR): an attack
+# that is confident about a few passages matters even when its AUC is modest. A threshold
+# flags every passage at or beyond it on the member side, so passages with equal values
+# are flagged together (a tie never splits in the attack's favour).
+
+
+class RocCurve(StatModel):
+    """The ROC curve as its corners (FPR, TPR), from (0, 0) to (1, 1): one step per distinct
+    value, a tie between the sides a diagonal step. Empty when a side has no passage."""
+
+    points: list[tuple[float, float]]
+    n_members: int
+    n_non_members: int
+
+
+class TprAtFpr(StatModel):
+    """The largest TPR over thresholds whose FPR is at most ``max_fpr``, and the counts of the
+    strictest threshold that reaches it."""
+
+    max_fpr: float
+    tpr: float | None  # None: a side has no passage with this signal
+    fpr: float | None  # the FPR reached: k / n_non_members, never above max_fpr
+    members_flagged: int
+    n_members: int
+    non_members_flagged: int
+    n_non_members: int
+
+
+def _present(
+    members: npt.ArrayLike, non_members: npt.ArrayLike, side: Literal["low", "high"]
+) -> tuple[FloatArray, FloatArray]:
+    if side not in ("low", "high"):
+        raise StatInputError(f"member_side is 'low' or 'high', got {side!r}")
+    a, b = _oriented(members, side), _oriented(non_members, side)
+    if np.isinf(a).any() or np.isinf(b).any():
+        raise StatInputError("membership signals hold infinite values; a missing one is NaN")
+    return a[~np.isnan(a)], b[~np.isnan(b)]
+
+
+def _roc_counts(a: FloatArray, b: FloatArray) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Members and non-members flagged at each threshold, strictest first: none, then each
+    distinct value in turn (flagging everything at or above it), ending with all."""
+    thresholds = np.unique(np.concatenate([a, b]))[::-1]
+    members = a.size - np.searchsorted(np.sort(a), thresholds, side="left")
+    non_members = b.size - np.searchsorted(np.sort(b), thresholds, side="left")
+    zero = np.zeros(1, dtype=np.int64)
+    return np.concatenate([zero, members]).astype(np.int64), np.concatenate([zero, non_members]).astype(np.int64)
+
+
+def roc_curve(members: npt.ArrayLike, non_members: npt.ArrayLike, *, member_side: Literal["low", "high"]) -> RocCurve:
+    """The signal's ROC curve (members positive), NaN passages left out as in :func:`membership_auc`.
+
+    Only corners are kept: a point inside a straight vertical or horizontal run changes
+    neither the curve, nor its area (the AUC, ties counting half), nor any TPR at an FPR.
+    """
+    a, b = _present(members, non_members, member_side)
+    if a.size == 0 or b.size == 0:
+        return RocCurve(points=[], n_members=int(a.size), n_non_members=int(b.size))
+    tp, fp = _roc_counts(a, b)
+    keep = np.ones(tp.size, dtype=bool)
+    vertical = (fp[:-2] == fp[1:-1]) & (fp[1:-1] == fp[2:])
+    horizontal = (tp[:-2] == tp[1:-1]) & (tp[1:-1] == tp[2:])
+    keep[1:-1] = ~(vertical | horizontal)
+    points = [(float(f) / b.size, float(t) / a.size) for f, t in zip(fp[keep], tp[keep], strict=True)]
+    return RocCurve(points=points, n_members=int(a.size), n_non_members=int(b.size))
+
+
+def tpr_at_fpr(
+    members: npt.ArrayLike, non_members: npt.ArrayLike, *, member_side: Literal["low", "high"], max_fpr: float
+) -> TprAtFpr:
+    """The share of members flagged by the most lenient threshold that flags at most ``max_fpr``
+    of the non-members (the largest TPR over thresholds with FPR <= ``max_fpr``), with the
+    FPR of the strictest threshold that reaches that TPR.
+
+    With n non-members the FPR moves in steps of 1/n, so below 1/n (1% with fewer than 100
+    held-out passages) this is the TPR with no non-member flagged at all. Ties are flagged
+    together: a member tied with a non-member is only caught by flagging that non-member too.
+    """
+    if not 0 <= max_fpr <= 1:
+        raise StatInputError(f"max_fpr is a rate in [0, 1], got {max_fpr}")
+    a, b = _present(members, non_members, member_side)
+    if a.size == 0 or b.size == 0:
+        counts = {"n_members": int(a.size), "n_non_members": int(b.size)}
+        return TprAtFpr(max_fpr=max_fpr, tpr=None, fpr=None, members_flagged=0, non_members_flagged=0, **counts)
+    tp, fp = _roc_counts(a, b)
+    allowed = np.flatnonzero(fp <= max_fpr * b.size * (1 + 1e-12))  # k/n <= max_fpr, without rounding k/n
+    # both counts grow threshold by threshold: the last allowed flags the most members, and the
+    # first threshold to flag that many flags the fewest non-members doing it
+    best = int(np.searchsorted(tp, tp[allowed[-1]], side="left"))
+    return TprAtFpr(
+        max_fpr=max_fpr,
+        tpr=float(tp[best]) / a.size,
+        fpr=float(fp[best]) / b.size,
+        members_flagged=int(tp[best]),
+        n_members=int(a.size),
+        non_members_flagged=int(fp[best]),
+        n_non_members=int(b.size),
+    )

@@ -70,11 +70,31 @@ class ScatterChart(BaseModel):
     diagonal: bool = True
 
 
+class CurveSeries(BaseModel):
+    name: str
+    points: list[tuple[float, float]]  # joined in order
+    dashed: bool = False  # a control, drawn grey and dashed (the base model)
+
+
+class CurveChart(BaseModel):
+    """Lines through points on a square from ``minimum`` to ``maximum`` on both axes (a ROC
+    curve), with the diagonal dashed and named in the legend."""
+
+    kind: Literal["curves"] = "curves"
+    title: str
+    x_label: str
+    y_label: str
+    series: list[CurveSeries]
+    minimum: float = 0.0
+    maximum: float = 1.0
+    diagonal: str = "chance"  # the diagonal's name in the legend; "" draws none
+
+
 class PageBreak(BaseModel):
     kind: Literal["pagebreak"] = "pagebreak"
 
 
-Block = Heading | Paragraph | Table | BarChart | ScatterChart | PageBreak
+Block = Heading | Paragraph | Table | BarChart | ScatterChart | CurveChart | PageBreak
 
 
 class ReportDocument(BaseModel):

@@ -9,7 +9,7 @@ from xml.sax.saxutils import escape
 
 from reportlab.graphics.charts.barcharts import VerticalBarChart
 from reportlab.graphics.charts.legends import Legend
-from reportlab.graphics.shapes import Circle, Drawing, Line, String
+from reportlab.graphics.shapes import Circle, Drawing, Group, Line, PolyLine, String
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
@@ -23,7 +23,16 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from gtreview.core.redaction import redact_json
 from gtreview.files import atomic_path
-from gtreview.report.document import BarChart, Heading, PageBreak, Paragraph, ReportDocument, ScatterChart, Table
+from gtreview.report.document import (
+    BarChart,
+    CurveChart,
+    Heading,
+    PageBreak,
+    Paragraph,
+    ReportDocument,
+    ScatterChart,
+    Table,
+)
 
 PALETTE = [colors.HexColor(c) for c in ("#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b", "#3f88c5")]
 WIDTH, HEIGHT = A4
@@ -263,6 +272,57 @@ def _scatter(block: ScatterChart) -> Drawing:
     return drawing
 
 
+def _curves(block: CurveChart) -> Drawing:
+    """A square plot of lines (a ROC curve), ticks at quarters, the legend at its right."""
+    side, x0, y0 = 200.0, 52.0, 34.0
+    drawing = Drawing(FRAME_WIDTH, side + y0 + 26)
+    drawing.add(String(0, side + y0 + 14, block.title, fontName="Helvetica-Bold", fontSize=9))
+    lo, hi = block.minimum, block.maximum
+    span = hi - lo or 1.0
+
+    def pos(x: float, y: float) -> tuple[float, float]:
+        return x0 + side * (x - lo) / span, y0 + side * (y - lo) / span
+
+    grey, faint = colors.HexColor("#888888"), colors.HexColor("#e3e7eb")
+    for quarter in range(5):
+        value = lo + span * quarter / 4
+        tx, ty = pos(value, value)
+        if 0 < quarter < 4:
+            drawing.add(Line(tx, y0, tx, y0 + side, strokeColor=faint, strokeWidth=0.5))
+            drawing.add(Line(x0, ty, x0 + side, ty, strokeColor=faint, strokeWidth=0.5))
+        label = f"{value:g}"
+        drawing.add(String(tx, y0 - 9, label, fontSize=6, textAnchor="middle"))
+        drawing.add(String(x0 - 3, ty - 2, label, fontSize=6, textAnchor="end"))
+    drawing.add(Line(x0, y0, x0 + side, y0, strokeColor=grey))
+    drawing.add(Line(x0, y0, x0, y0 + side, strokeColor=grey))
+    legend: list[tuple[str, Any, list[float] | None]] = []
+    if block.diagonal:
+        drawing.add(Line(*pos(lo, lo), *pos(hi, hi), strokeColor=colors.HexColor("#bbbbbb"), strokeDashArray=[2, 2]))
+        legend.append((block.diagonal, colors.HexColor("#bbbbbb"), [2.0, 2.0]))
+    shown = 0
+    for series in block.series:
+        colour = grey if series.dashed else PALETTE[shown % len(PALETTE)]
+        shown += 0 if series.dashed else 1
+        dash: list[float] | None = [4.0, 2.0] if series.dashed else None
+        points = [c for x, y in series.points for c in pos(x, y)]
+        if len(points) >= 4:
+            drawing.add(PolyLine(points, strokeColor=colour, strokeWidth=1.4, strokeDashArray=dash))
+        legend.append((series.name, colour, dash))
+    for row, (name, colour, dash) in enumerate(legend):
+        y = y0 + side - 8 - 12 * row
+        drawing.add(
+            Line(
+                x0 + side + 14, y + 2, x0 + side + 32, y + 2, strokeColor=colour, strokeWidth=1.4, strokeDashArray=dash
+            )
+        )
+        drawing.add(String(x0 + side + 36, y, name, fontSize=7))
+    drawing.add(String(x0 + side / 2, y0 - 22, block.x_label, fontSize=7, textAnchor="middle"))
+    y_label = Group(String(0, 0, block.y_label, fontSize=7, textAnchor="middle"))
+    y_label.transform = (0, 1, -1, 0, x0 - 22, y0 + side / 2)  # turned a quarter, reading upwards
+    drawing.add(y_label)
+    return drawing
+
+
 def render_pdf(document: ReportDocument, out: Path) -> Path:
     """Lay the document out as a PDF; written beside ``out`` and renamed, so a failure keeps the old file.
 
@@ -318,6 +378,8 @@ def _build(document: ReportDocument, out: Path) -> None:
             story += [_bars(block), Spacer(1, 6)]
         elif isinstance(block, ScatterChart):
             story += [_scatter(block), Spacer(1, 6)]
+        elif isinstance(block, CurveChart):
+            story += [_curves(block), Spacer(1, 6)]
         elif isinstance(block, PageBreak):
             story.append(RlPageBreak())
     doc.multiBuild(story)

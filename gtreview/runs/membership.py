@@ -2,9 +2,11 @@
 
 The analyst says which documents the fine-tune was trained on and which were held out;
 every model scores passages of both, and each membership signal of
-:mod:`gtreview.core.stats_membership` (loss, zlib-normalised loss, Min-K%, Min-K%++ and
-the reference ratio with the base as reference) is read as an AUC on that very split,
-with a stratified bootstrap interval. A signal whose interval clears 1/2 separates
+:mod:`gtreview.core.stats_membership` (loss, zlib-normalised loss, Min-K%, Min-K%++, and
+with the base as reference the reference ratio and the hard-token gain) is read as an AUC
+on that very split, with a stratified bootstrap interval, and as the published attacks
+report it: the true-positive rate at 1% and 10% false-positive rate, and the ROC curve.
+A signal whose interval clears 1/2 separates
 trained-on from held-out text *on this run*; one whose interval covers 1/2 says nothing
 about memorisation here, however large its raw values look.
 
@@ -38,11 +40,15 @@ from gtreview.core.stats_membership import (
     MEMBER_SIDE,
     AucResult,
     Signal,
+    TprAtFpr,
+    hard_token_gain,
     loss,
     membership_auc,
     min_k,
     min_k_plus,
     reference_ratio,
+    roc_curve,
+    tpr_at_fpr,
     zlib_loss,
 )
 from gtreview.inference.backend import TokenScores
@@ -56,9 +62,13 @@ SIGNAL_NAMES: dict[Signal, str] = {
     "min_k": "Min-K% (k=20%)",
     "min_k_plus": "Min-K%++ (k=20%)",
     "reference": "Reference ratio (fine-tune minus base loss)",
+    "hard_token": "Hard-token gain (HT-MIA, k=20%)",
 }
 BASE_SIGNALS: tuple[Signal, ...] = ("loss", "zlib", "min_k", "min_k_plus")  # no reference for the reference
-FINETUNE_SIGNALS: tuple[Signal, ...] = (*BASE_SIGNALS, "reference")
+RELATIVE_SIGNALS: tuple[Signal, ...] = ("reference", "hard_token")  # read against the base, passage by passage
+FINETUNE_SIGNALS: tuple[Signal, ...] = (*BASE_SIGNALS, *RELATIVE_SIGNALS)
+FPR_TARGETS = (0.01, 0.10)  # the false-positive rates the published attacks report TPR at
+ROC_DIGITS = 4  # the ROC's corners are kept to draw: four decimals are finer than any screen or page
 
 
 class MembershipSplit(BaseModel):
@@ -145,6 +155,9 @@ class SignalAuc(StatModel):
     member_side: Literal["low", "high"]
     result: AucResult
     reading: str
+    # TPR at each of FPR_TARGETS, and the ROC's corners (FPR, TPR); empty in reports kept before them
+    tpr_at_fpr: list[TprAtFpr] = Field(default_factory=list)
+    roc: list[tuple[float, float]] = Field(default_factory=list)
 
 
 class ModelMembership(StatModel):
@@ -174,10 +187,21 @@ def _safe(compute: Callable[[], float]) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def same_tokens(scores: TokenScores, reference: TokenScores) -> bool:
+    """Whether both models scored the very same tokens (a LoRA or fine-tune of the base shares
+    its tokenizer): only then can their log-probs be compared token by token."""
+    return (
+        scores.text_tokens == reference.text_tokens
+        and scores.start == reference.start
+        and len(scores.logprobs) == len(reference.logprobs)
+    )
+
+
 def passage_signals(
     scores: TokenScores, text: str, reference: TokenScores | None, *, k: float = K
 ) -> dict[Signal, float | None]:
-    """Every signal of one passage; ``reference`` (the base's scores) gives the ratio."""
+    """Every signal of one passage; ``reference`` (the base's scores) gives the ratio and the
+    hard-token gain (None when the two tokenized the passage differently)."""
     lp = scores.logprobs
     if not lp:
         return dict.fromkeys(FINETUNE_SIGNALS if reference is not None else BASE_SIGNALS)
@@ -192,6 +216,8 @@ def passage_signals(
         values["min_k_plus"] = _safe(lambda: min_k_plus(lp, mu, var, k))
     if reference is not None:
         values["reference"] = _safe(lambda: reference_ratio(lp, reference.logprobs)) if reference.logprobs else None
+        aligned = same_tokens(scores, reference)
+        values["hard_token"] = _safe(lambda: hard_token_gain(lp, reference.logprobs, k)) if aligned else None
     return values
 
 
@@ -226,23 +252,27 @@ def _aucs(rows: Sequence[PassageSignals], signals: Sequence[Signal], n_boot: int
             values = [r.values.get(signal) for r in rows if r.side == side]
             return np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
 
+        members, held_out, side = column("member"), column("held-out"), MEMBER_SIDE[signal]
         result = membership_auc(
-            column("member"),
-            column("held-out"),
-            member_side=MEMBER_SIDE[signal],
+            members,
+            held_out,
+            member_side=side,
             n_boot=n_boot,
             seed=seed,
             member_documents=[r.document for r in rows if r.side == "member"],
             non_member_documents=[r.document for r in rows if r.side == "held-out"],
         )
         name = SIGNAL_NAMES[signal]
+        curve = roc_curve(members, held_out, member_side=side)
         out.append(
             SignalAuc(
                 signal=signal,
                 name=name,
-                member_side=MEMBER_SIDE[signal],
+                member_side=side,
                 result=result,
                 reading=auc_reading(name, result),
+                tpr_at_fpr=[tpr_at_fpr(members, held_out, member_side=side, max_fpr=t) for t in FPR_TARGETS],
+                roc=[(round(f, ROC_DIGITS), round(t, ROC_DIGITS)) for f, t in curve.points],
             )
         )
     return out
@@ -262,7 +292,8 @@ def _tells_apart(auc: SignalAuc) -> bool:
 
 def base_confounds(models: Sequence[ModelMembership]) -> list[SignalAuc]:
     """The base's signals that tell the split apart: the base was never trained on it, so
-    those differences lie in the passages, and only the reference ratio reads a fine-tune."""
+    those differences lie in the passages, and only the signals read against the base (the
+    reference ratio, the hard-token gain) read a fine-tune."""
     base = next((m for m in models if m.is_base), None)
     return [a for a in base.aucs if _tells_apart(a)] if base is not None else []
 
@@ -270,6 +301,19 @@ def base_confounds(models: Sequence[ModelMembership]) -> list[SignalAuc]:
 def _strength(auc: SignalAuc) -> tuple[float, float]:
     """Order signals by the lower end of their interval, then by the AUC itself."""
     return (auc.result.ci.low if auc.result.ci is not None else -1.0, auc.result.auc or 0.0)
+
+
+def _counted(model: ModelMembership, confounded: bool) -> list[SignalAuc]:
+    """A fine-tune's signals with an AUC that say something of it: with a confounded split,
+    only those read against the base."""
+    return [a for a in model.aucs if a.result.auc is not None and (a.signal in RELATIVE_SIGNALS or not confounded)]
+
+
+def strongest_signal(report: MembershipReport) -> Signal | None:
+    """The signal the readings lean on: the fine-tunes' strongest that counts (the one to draw)."""
+    confounded = bool(base_confounds(report.models))
+    counted = [a for m in report.models if not m.is_base for a in _counted(m, confounded)]
+    return max(counted, key=_strength).signal if counted else None
 
 
 def _readings(models: Sequence[ModelMembership]) -> list[str]:
@@ -281,11 +325,11 @@ def _readings(models: Sequence[ModelMembership]) -> list[str]:
         lines.append(
             f"The base model ({base.label}), never trained on this split, separates it too "
             f"({confounded[0].reading.split(': ', 1)[-1]} on {confounded[0].name}): the two sides differ in kind, "
-            "so the fine-tunes' loss-type AUCs overstate memorisation; read the reference ratio"
+            "so the fine-tunes' loss-type AUCs overstate memorisation; read the reference ratio and the hard-token gain"
         )
     for model in finetunes:
-        # With a confounded split only the ratio to the base says anything of the fine-tune.
-        known = [a for a in model.aucs if a.result.auc is not None and (a.signal == "reference" or not confounded)]
+        # With a confounded split only the signals read against the base say anything of the fine-tune.
+        known = _counted(model, bool(confounded))
         if not known:
             lines.append(f"{model.label}: no signal could be computed")
             continue

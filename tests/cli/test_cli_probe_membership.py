@@ -44,8 +44,12 @@ def test_the_split_is_kept_and_its_aucs_reported(
     assert (membership["n_members"], membership["n_held_out"]) == (3, 3)
     assert [m["label"] for m in membership["models"]] == ["base", "lora"]
     lora_signals = [a["signal"] for a in membership["models"][1]["aucs"]]
-    assert lora_signals == ["loss", "zlib", "min_k", "min_k_plus", "reference"]
-    assert all(a["result"]["auc"] is not None for a in membership["models"][1]["aucs"])
+    assert lora_signals == ["loss", "zlib", "min_k", "min_k_plus", "reference", "hard_token"]
+    assert all(a["result"]["auc"] is not None for a in membership["models"][1]["aucs"])  # the LoRA shares tokens
+    for auc in membership["models"][1]["aucs"]:  # TPR at 1% and 10% FPR, and the ROC's corners
+        assert [t["max_fpr"] for t in auc["tpr_at_fpr"]] == [0.01, 0.1]
+        assert auc["tpr_at_fpr"][0]["non_members_flagged"] == 0  # 3 held-out passages: at 1% none is flagged
+        assert auc["roc"][0] == [0.0, 0.0] and auc["roc"][-1] == [1.0, 1.0]
     project = open_project(sample)
     try:
         split = stored_membership_split(project.engine)
@@ -57,6 +61,7 @@ def test_the_split_is_kept_and_its_aucs_reported(
     text = capsys.readouterr().out
     assert "Membership: 3 passages of" in text and "Min-K%++ (k=20%)" in text
     assert "Reference ratio (fine-tune minus base loss)" in text and "base (base, the control)" in text
+    assert "Hard-token gain (HT-MIA, k=20%)" in text and "held out flagged) at 1% FPR" in text
 
 
 def test_a_bad_split_is_one_line_before_any_model_loads(

@@ -57,6 +57,7 @@ def test_results_json_is_the_loaders_figures(finished, capsys) -> None:  # type:
         **expected,
         "judge_gate": gate.model_dump(mode="json"),
         "readings": [reading.model_dump(mode="json") for reading in readings],
+        "membership": None,  # no membership test kept with this pass
     }
     (reading,) = printed["readings"]  # one per fine-tune, none for the base
     assert reading["label"] == "tuned" and reading["verdict"]["kind"] == "cannot tell"  # three questions

@@ -6,6 +6,7 @@ membership readings the view and the PDF show."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -160,3 +161,8 @@ def test_results_text_prints_the_noise_and_membership_readings(floor_run, capsys
     assert all(f"    {line}\n" in out for line in noise.readings) and len(noise.readings) == 2
     assert f"  {MEMBERSHIP_HEADING}: {membership_summary(membership)}\n" in out
     assert all("    " + " | ".join(row) + "\n" in out for row in membership_rows(membership))
+    # kept before TPRs and ROC curves: they read as not measured, in the text and the JSON
+    assert all(row[3:5] == ["–", "–"] for row in membership_rows(membership))
+    status, out, _ = cli(capsys, "results", "--run", str(run_id), "--project", str(folder), "--json")
+    aucs = [a for m in json.loads(out)["membership"]["models"] for a in m["aucs"]]
+    assert status == 0 and aucs and all(a["tpr_at_fpr"] == [] and a["roc"] == [] for a in aucs)

@@ -2,13 +2,15 @@
 
 Signals are checked by hand against their papers' definitions; the AUC against
 scipy.stats.mannwhitneyu (U / (n1 n2), ties counted half) and its stratified interval
-against scipy.stats.bootstrap, which resamples each of several samples on its own.
+against scipy.stats.bootstrap, which resamples each of several samples on its own; TPR at
+a low FPR and the ROC curve against a brute force over every threshold, and by hand.
 """
 
 from __future__ import annotations
 
 import math
 import zlib
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -17,12 +19,15 @@ from gtreview.core.statistics import (
     MEMBER_SIDE,
     AucResult,
     StatInputError,
+    hard_token_gain,
     loss,
     membership_auc,
     min_k,
     min_k_plus,
     reference_ratio,
+    roc_curve,
     token_moments,
+    tpr_at_fpr,
     zlib_loss,
 )
 
@@ -184,3 +189,141 @@ def test_fewer_than_two_documents_on_a_side_give_no_interval() -> None:
         membership_auc([1.0], [0.0], member_side="high", member_documents=["a"])
     with pytest.raises(StatInputError, match="2 documents for 1 member passages"):
         membership_auc([1.0], [0.0], member_side="high", member_documents=["a", "b"], non_member_documents=["c"])
+
+
+# -- hard-token gain (HT-MIA) ------------------------------------------------------
+
+
+def test_hard_token_gain_reads_the_tokens_the_base_finds_hardest() -> None:
+    base = [-0.1, -6.0, -0.2, -5.0, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8]  # the hard ones: positions 1 and 3
+    tuned = [-0.1, -1.0, -0.2, -4.0, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8]
+    # k = 20% of 10 tokens: the two the base finds hardest, gains 5 and 1
+    assert hard_token_gain(tuned, base, 0.2) == pytest.approx((5.0 + 1.0) / 2)
+    assert hard_token_gain(tuned, base, 0.1) == pytest.approx(5.0)  # the hardest alone
+    assert hard_token_gain(tuned, base, 1.0) == pytest.approx(6.0 / 10)  # every token: the loss gain
+    assert hard_token_gain(tuned, base, 0.01) == pytest.approx(5.0)  # at least one token
+    # among equally hard tokens the earlier is taken
+    assert hard_token_gain([-1.0, -2.0, -3.0], [-4.0, -4.0, -4.0], 0.34) == pytest.approx(3.0)
+
+
+def test_hard_token_gain_needs_the_same_tokens() -> None:
+    with pytest.raises(StatInputError, match="not the same tokens"):
+        hard_token_gain([-1.0, -2.0], [-1.0, -2.0, -3.0])
+    with pytest.raises(StatInputError, match="reference_logprobs is empty"):
+        hard_token_gain([-1.0], [])
+    with pytest.raises(StatInputError, match="fraction"):
+        hard_token_gain([-1.0], [-1.0], 0.0)
+
+
+# -- TPR at a low FPR and the ROC curve ---------------------------------------------
+
+
+def brute_tpr(members: np.ndarray, non_members: np.ndarray, side: str, max_fpr: float) -> tuple[float, float]:
+    """Every threshold a flag can use (none flagged, then "at or beyond" each value seen), by
+    counting: the largest TPR among those whose FPR is at most ``max_fpr``, with that FPR."""
+    a, b = (members, non_members) if side == "high" else (-members, -non_members)
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    best = (0.0, 0.0)
+    for t in [math.inf, *np.concatenate([a, b])]:
+        tpr, fpr = float((a >= t).mean()), float((b >= t).mean())
+        if fpr <= max_fpr + 1e-12 and (tpr, -fpr) > (best[0], -best[1]):
+            best = (tpr, fpr)
+    return best
+
+
+def brute_roc(members: np.ndarray, non_members: np.ndarray) -> list[tuple[float, float]]:
+    return sorted(
+        {(0.0, 0.0)}
+        | {(float((non_members >= t).mean()), float((members >= t).mean())) for t in [*members, *non_members]}
+    )
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tpr_at_fpr_is_the_brute_force_over_thresholds(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_members, n_non_members = int(rng.integers(1, 40)), int(rng.integers(1, 150))
+    spread = int(rng.choice([3, 10, 1000]))  # few values: many ties across and within the sides
+    members = rng.integers(0, spread, n_members).astype(float) + rng.integers(0, 2)
+    non_members = rng.integers(0, spread, n_non_members).astype(float)
+    side: Literal["low", "high"] = "high" if seed % 2 else "low"
+    for max_fpr in (0.0, 0.01, 0.05, 0.1, 0.5, 1.0):
+        result = tpr_at_fpr(members, non_members, member_side=side, max_fpr=max_fpr)
+        tpr, fpr = brute_tpr(members, non_members, side, max_fpr)
+        assert (result.tpr, result.fpr) == pytest.approx((tpr, fpr)), (max_fpr, members, non_members)
+        assert result.members_flagged == round(tpr * n_members) and result.non_members_flagged == round(
+            fpr * n_non_members
+        )
+        assert result.fpr is not None and result.fpr <= max_fpr + 1e-12
+    curve = roc_curve(members, non_members, member_side=side)
+    oriented = (members, non_members) if side == "high" else (-members, -non_members)
+    full = brute_roc(*oriented)
+    assert set(curve.points) <= set(full) and curve.points == sorted(curve.points)
+    # the corners alone give the same TPR at any FPR, and the same area: the AUC, ties counting half
+    for max_fpr in (0.0, 0.01, 0.1, 0.3):
+        assert max(t for f, t in curve.points if f <= max_fpr + 1e-12) == pytest.approx(
+            brute_tpr(members, non_members, side, max_fpr)[0]
+        )
+    x, y = np.array(curve.points).T
+    auc = membership_auc(members, non_members, member_side=side, n_boot=0).auc
+    assert float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2)) == pytest.approx(auc)
+
+
+def test_tpr_at_fpr_by_hand() -> None:
+    members = [9.0, 8.0, 7.0, 5.0, 3.0]
+    non_members = [6.0, 4.0, 2.0, 1.0]
+    # high values mean member: above 6 are three members and no non-member
+    at_zero = tpr_at_fpr(members, non_members, member_side="high", max_fpr=0.01)
+    assert (at_zero.tpr, at_zero.fpr, at_zero.members_flagged, at_zero.non_members_flagged) == (0.6, 0.0, 3, 0)
+    # one of four held-out passages may be flagged at 25%: down to 5, four members
+    quarter = tpr_at_fpr(members, non_members, member_side="high", max_fpr=0.25)
+    assert (quarter.tpr, quarter.fpr) == (0.8, 0.25)
+    # the other way round (low values mean member): the lowest is held out, so nothing is caught at 0
+    low = tpr_at_fpr(members, non_members, member_side="low", max_fpr=0.1)
+    assert (low.tpr, low.fpr, low.n_members, low.n_non_members) == (0.0, 0.0, 5, 4)
+    assert roc_curve(members, non_members, member_side="high").points == [
+        (0.0, 0.0), (0.0, 0.6), (0.25, 0.6), (0.25, 0.8), (0.5, 0.8), (0.5, 1.0), (1.0, 1.0),
+    ]  # fmt: skip
+
+
+def test_ties_are_flagged_together() -> None:
+    """A member tied with a held-out passage is caught only by flagging that passage too."""
+    members, non_members = [5.0, 5.0, 0.0], [5.0] + [0.0] * 9
+    strict = tpr_at_fpr(members, non_members, member_side="high", max_fpr=0.05)
+    assert (strict.tpr, strict.non_members_flagged) == (0.0, 0)  # the tie at 5 would flag a held-out passage
+    lenient = tpr_at_fpr(members, non_members, member_side="high", max_fpr=0.1)
+    assert lenient.tpr == pytest.approx(2 / 3) and lenient.fpr == 0.1
+    # each tied step is one diagonal, not a member-first stair
+    assert roc_curve(members, non_members, member_side="high").points == [
+        (0.0, 0.0), (0.1, pytest.approx(2 / 3)), (1.0, 1.0),
+    ]  # fmt: skip
+    everything_tied = tpr_at_fpr([1.0, 1.0], [1.0, 1.0], member_side="low", max_fpr=0.5)
+    assert (everything_tied.tpr, everything_tied.fpr) == (0.0, 0.0)
+
+
+def test_the_fpr_moves_in_steps_of_one_held_out_passage() -> None:
+    """With 32 held-out passages, "1% FPR" can only be 0 of 32 flagged; 10% allows 3 of 32
+    (and counts the fewest that reach the same TPR)."""
+    rng = np.random.default_rng(3)
+    members, non_members = rng.normal(1.0, 1.0, 32), rng.normal(0.0, 1.0, 32)
+    one = tpr_at_fpr(members, non_members, member_side="high", max_fpr=0.01)
+    assert (one.non_members_flagged, one.fpr) == (0, 0.0)
+    assert one.members_flagged == int((members > non_members.max()).sum())
+    ten = tpr_at_fpr(members, non_members, member_side="high", max_fpr=0.1)
+    assert ten.non_members_flagged <= 3 and ten.fpr == ten.non_members_flagged / 32
+    assert ten.members_flagged == int((members >= np.sort(non_members)[-3]).sum())
+    hundred = tpr_at_fpr(members, rng.normal(0.0, 1.0, 100), member_side="high", max_fpr=0.01)
+    assert hundred.non_members_flagged == 1  # with 100 held out, one may be flagged at 1%
+
+
+def test_tpr_and_roc_leave_missing_signals_out_and_refuse_bad_input() -> None:
+    result = tpr_at_fpr([1.0, np.nan, 2.0], [0.0, np.nan], member_side="high", max_fpr=0.0)
+    assert (result.tpr, result.n_members, result.n_non_members) == (1.0, 2, 1)
+    empty = tpr_at_fpr([np.nan], [0.0], member_side="high", max_fpr=0.01)
+    assert (empty.tpr, empty.fpr, empty.n_members) == (None, None, 0)
+    assert roc_curve([], [1.0], member_side="low").points == []
+    with pytest.raises(StatInputError, match="max_fpr"):
+        tpr_at_fpr([1.0], [0.0], member_side="high", max_fpr=1.5)
+    with pytest.raises(StatInputError, match="member_side"):
+        roc_curve([1.0], [0.0], member_side="up")  # type: ignore[arg-type]
+    with pytest.raises(StatInputError, match="infinite"):
+        tpr_at_fpr([math.inf], [0.0], member_side="high", max_fpr=0.1)

@@ -75,3 +75,31 @@ def test_long_cells_are_cut_with_an_ellipsis() -> None:
     assert _cut("short", 60) == "short"
     cut = _cut("Why does the reef pitch steepen below the junction crush zone near the shaft", 40)
     assert len(cut) <= 40 and cut.endswith("…") and cut.startswith("Why does the reef pitch")
+
+
+def test_a_curve_chart_draws_its_title_axes_and_legend(tmp_path: Path) -> None:
+    """The membership section's ROC chart: square axes with quarter ticks, the diagonal and
+    each curve named in the legend, a control dashed; a series of one point draws no line."""
+    from gtreview.report.document import CurveChart, CurveSeries
+    from gtreview.report.pdf import _curves
+
+    block = CurveChart(
+        title="ROC of Loss",
+        x_label="false-positive rate",
+        y_label="true-positive rate",
+        series=[
+            CurveSeries(
+                name="base (base, control), AUC 0.50", points=[(0.0, 0.0), (0.5, 0.5), (1.0, 1.0)], dashed=True
+            ),
+            CurveSeries(name="tuned, AUC 0.94", points=[(0.0, 0.0), (0.0, 0.75), (0.25, 1.0), (1.0, 1.0)]),
+            CurveSeries(name="lonely", points=[(0.0, 0.0)]),
+        ],
+    )
+    doc = ReportDocument(title="Curves")
+    doc.add(Heading(text="Membership"), block)
+    text = _text(render_pdf(doc, tmp_path / "c.pdf"))
+    for words in ("ROC of Loss", "false-positive rate", "true-positive rate", "chance", "tuned, AUC 0.94", "0.25"):
+        assert words in text, words
+    lines = [shape for shape in _curves(block).contents if type(shape).__name__ == "PolyLine"]
+    assert len(lines) == 2 and lines[0].strokeDashArray and not lines[1].strokeDashArray
+    assert ReportDocument.model_validate(doc.model_dump()).blocks[1] == block  # survives the redaction round trip

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
-from gtreview.core.stats_membership import loss, min_k, min_k_plus, zlib_loss
+from gtreview.core.stats_membership import (
+    MEMBER_SIDE,
+    hard_token_gain,
+    loss,
+    min_k,
+    min_k_plus,
+    roc_curve,
+    tpr_at_fpr,
+    zlib_loss,
+)
 from gtreview.inference.backend import TokenScores
 from gtreview.inference.llama_engine import BatchedLlamaEngine
 from gtreview.results.membership_text import membership_summary
@@ -24,6 +33,7 @@ from gtreview.runs.membership import (
     passage_signals,
     resolve_split,
     split_passages,
+    strongest_signal,
 )
 from gtreview.runs.probes import ProbeEngine, run_probes_by_group
 from tests.runs.test_probes import TEXTS
@@ -92,6 +102,7 @@ def test_passage_signals_are_the_core_formulas() -> None:
         min_k_plus(tuned.logprobs, tuned.expected_logprobs or (), tuned.logprob_variances or (), 0.2)
     )
     assert values["reference"] == pytest.approx(loss(tuned.logprobs) - loss(base.logprobs))
+    assert values["hard_token"] == pytest.approx(hard_token_gain(tuned.logprobs, base.logprobs, 0.2))
     without = passage_signals(scores([-0.5, -3.0], moments=False), text, None)
     assert without["min_k_plus"] is None and "reference" not in without  # the base has no reference
 
@@ -135,8 +146,9 @@ def test_the_report_separates_what_the_fine_tune_learnt_and_the_base_did_not() -
     assert report.member_documents == ["d0", "d1", "d2"]
     base, tuned = report.models
     assert base.is_base and [a.signal for a in base.aucs] == ["loss", "zlib", "min_k", "min_k_plus"]
-    assert [a.signal for a in tuned.aucs] == ["loss", "zlib", "min_k", "min_k_plus", "reference"]
+    assert [a.signal for a in tuned.aucs] == ["loss", "zlib", "min_k", "min_k_plus", "reference", "hard_token"]
     by_signal = {a.signal: a for a in tuned.aucs}
+    assert (by_signal["hard_token"].result.auc or 0.0) > 0.9  # the fine-tune gains at the base's hard tokens
     assert by_signal["loss"].result.auc == pytest.approx(1.0) and by_signal["reference"].result.auc == pytest.approx(
         1.0
     )
@@ -156,10 +168,14 @@ def test_a_base_that_separates_the_split_too_is_named_as_a_confound() -> None:
     assert "separates" not in reference.reading  # the ratio discounts what the base already finds easy
     loss_auc = next(a for a in report.models[1].aucs if a.signal == "loss")
     assert "separates" in loss_auc.reading  # the fine-tune's own loss is fooled like the base's
+    hard = next(a for a in report.models[1].aucs if a.signal == "hard_token")
+    assert "separates" not in hard.reading  # read against the base too, so not fooled either
+    counted = max((reference, hard), key=lambda a: ((a.result.ci.low if a.result.ci else -1.0), a.result.auc or 0.0))
     assert report.readings[1] == (
         f"tuned does not tell its training documents from held-out ones on this split; "
-        f"the signal that counts: {reference.reading}"
+        f"the signal that counts: {counted.reading}"
     )
+    assert strongest_signal(report) == counted.signal  # the ROC the view and the PDF draw first
 
 
 def test_a_base_that_separates_the_split_the_other_way_is_a_confound_too() -> None:
@@ -216,6 +232,7 @@ def test_membership_on_the_tiny_models_while_the_probes_have_them_open(tiny_gguf
     report = membership_report(["base", "lora"], passages, collected, n_boot=200)
     lora = report.models[1]
     assert all(p.values["min_k_plus"] is not None and p.values["reference"] is not None for p in lora.passages)
+    assert all(p.values["hard_token"] is not None for p in lora.passages)  # a LoRA scores the base's very tokens
     assert all(a.result.auc is not None and 0 <= a.result.auc <= 1 for a in lora.aucs)
 
 
@@ -229,3 +246,59 @@ def test_a_report_kept_before_documents_were_resampled_says_it_resampled_passage
     old = MembershipReport.model_validate(stored)
     assert old.models[1].aucs[0].result.resampled == "passages"
     assert "stratified bootstrap intervals over passages" in membership_summary(old)
+
+
+def test_the_hard_token_gain_needs_the_base_to_have_scored_the_same_tokens() -> None:
+    text = "gold in quartz " * 5
+    tuned = scores([-0.5, -3.0, -1.0, -0.2, -4.0])
+    base = scores([-1.5, -3.5, -1.0, -2.0, -4.0])
+    # k = 20% of 5 tokens: the base's hardest one alone, -4.0 under both
+    assert passage_signals(tuned, text, base)["hard_token"] == pytest.approx(0.0)
+    assert passage_signals(tuned, text, base, k=0.4)["hard_token"] == pytest.approx((0.0 + 0.5) / 2)
+    other_tokenizer = TokenScores(text_tokens=(0, 9, 8, 7, 6, 5), start=1, logprobs=base.logprobs)
+    values = passage_signals(tuned, text, other_tokenizer)
+    assert values["hard_token"] is None and values["reference"] is not None  # a loss per token still compares
+    shifted = TokenScores(text_tokens=base.text_tokens, start=2, logprobs=base.logprobs[1:])
+    assert passage_signals(tuned, text, shifted)["hard_token"] is None
+
+
+def test_each_signal_carries_its_tpr_at_low_fpr_and_its_roc() -> None:
+    passages, by_model = synthetic_report(base_gap=0.0)
+    report = membership_report(["base", "tuned"], passages, by_model, n_boot=50, seed=1)
+    for model in report.models:
+        for auc in model.aucs:
+            column = {
+                side: np.array(
+                    [np.nan if (v := r.values.get(auc.signal)) is None else v for r in model.passages if r.side == side]
+                )
+                for side in ("member", "held-out")
+            }
+            side = MEMBER_SIDE[auc.signal]
+            assert auc.tpr_at_fpr == [
+                tpr_at_fpr(column["member"], column["held-out"], member_side=side, max_fpr=t) for t in (0.01, 0.1)
+            ]
+            exact = roc_curve(column["member"], column["held-out"], member_side=side).points
+            assert auc.roc == [pytest.approx(p, abs=5e-5) for p in exact] and auc.roc[0] == (0.0, 0.0)
+            assert auc.roc[-1] == (1.0, 1.0)
+    # 12 held-out passages: at 1% FPR none may be flagged
+    assert all(t.non_members_flagged == 0 for m in report.models for a in m.aucs for t in a.tpr_at_fpr[:1])
+
+
+def test_a_report_kept_before_tprs_rocs_and_the_hard_token_gain_still_reads() -> None:
+    from gtreview.results.membership_text import MEMBERSHIP_HEADER, membership_rows, roc_signal, roc_signals
+
+    passages, by_model = synthetic_report(base_gap=0.0)
+    stored = membership_report(["base", "tuned"], passages, by_model, n_boot=50, seed=1).model_dump(mode="json")
+    for model in stored["models"]:  # as gtreview wrote it before: no hard-token gain, no TPR, no ROC
+        model["aucs"] = [a for a in model["aucs"] if a["signal"] != "hard_token"]
+        for auc in model["aucs"]:
+            del auc["tpr_at_fpr"], auc["roc"]
+        for passage in model["passages"]:
+            passage["values"].pop("hard_token", None)
+    old = MembershipReport.model_validate(stored)
+    assert old.models[1].aucs[-1].signal == "reference" and old.models[1].aucs[-1].tpr_at_fpr == []
+    rows = membership_rows(old)
+    assert all(len(row) == len(MEMBERSHIP_HEADER) and row[3:5] == ["–", "–"] for row in rows)
+    assert "kept before TPRs at a low FPR and ROC curves were" in membership_summary(old)
+    assert "hard-token" not in membership_summary(old)
+    assert roc_signals(old) == [] and roc_signal(old) is None  # nothing to draw, and nothing fails

@@ -47,9 +47,9 @@ class ReportTab(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.splitter)
+        self._outer = QVBoxLayout(self)
+        self._outer.setContentsMargins(0, 0, 0, 0)
+        self._outer.addWidget(self.splitter)
 
     def add_title(self, text: str) -> QLabel:
         title = _label(text)
@@ -66,6 +66,19 @@ class ReportTab(QWidget):
         table.setMinimumHeight(table.horizontalHeader().sizeHint().height() + rows + scrollbar + 2 * table.frameWidth())
         self._tables.addWidget(table, 1)
         return table
+
+    def add_beside(self, widget: QWidget) -> QSplitter:
+        """A pane right of the words and tables (a chart), the tab's full height: below the
+        words it would get a sliver of the tab's 200 or so pixels."""
+        beside = QSplitter(Qt.Orientation.Horizontal)
+        beside.addWidget(self.splitter)  # taken out of the tab's layout into the new splitter
+        beside.addWidget(widget)
+        beside.setChildrenCollapsible(False)
+        beside.setStretchFactor(0, 3)
+        beside.setStretchFactor(1, 2)
+        beside.setSizes([600, 400])  # in proportion: the words and tables keep the larger share
+        self._outer.addWidget(beside)
+        return beside
 
     def add_caption(self) -> QLabel:
         caption = _label()

@@ -40,11 +40,10 @@ from gtreview.ui.widgets.labels import ElidedLabel, never_widens
 from gtreview.ui.widgets.membership_view import MembershipView
 from gtreview.ui.widgets.noise_view import NoiseView
 from gtreview.ui.widgets.paraphrase_view import ParaphraseView
+from gtreview.ui.widgets.plot_style import COLOURS, style_plot, themed_legend
 from gtreview.ui.widgets.reading_view import ReadingView
 from gtreview.ui.widgets.sample_table import SampleTable
 
-LEGEND_GROUND_ALPHA = 160
-COLOURS = ["#2c4a6b", "#d4872c", "#4f9a6a", "#a23b72", "#6b6b6b"]
 KINDS = ("gate", "binary", "reasoning")
 OUTCOMES = ("wins", "ties", "losses", "unknown")  # of a pair; order-inconsistency is counted apart
 
@@ -57,17 +56,6 @@ def _plot(title: str) -> pg.PlotWidget:
     widget.setMinimumSize(160, 140)
     widget.setMenuEnabled(False)
     return widget
-
-
-def style_plot(widget: pg.PlotWidget, palette: QPalette, title: str | None = None) -> None:
-    """Background, axes and title in the palette's base and text colours."""
-    text = palette.color(QPalette.ColorRole.Text).name()
-    widget.setBackground(palette.color(QPalette.ColorRole.Base))
-    for name in ("left", "bottom"):
-        axis = widget.getAxis(name)
-        axis.setPen(pg.mkPen(text))
-        axis.setTextPen(pg.mkPen(text))
-    widget.setTitle(title if title is not None else str(widget.property("plot_title")), color=text, size="9pt")
 
 
 class ResultsView(QWidget):
@@ -257,15 +245,8 @@ class ResultsView(QWidget):
         self._pairwise(analysis)
 
     def _legend(self, plot: pg.PlotWidget) -> None:
-        # addLegend hands back a plot's existing legend unchanged: set the colour each time,
-        # so a legend made before a theme change does not keep black text on a dark chart
-        legend = plot.addLegend(offset=(5, 5))
-        legend.setLabelTextColor(self.palette().color(QPalette.ColorRole.Text))
-        # on a ground of the chart's own colour, so the names stay readable over the bars at
-        # the left (scores of 0, the gate's share) and the bars still show through faintly
-        ground = QColor(self.palette().color(QPalette.ColorRole.Base))
-        ground.setAlpha(LEGEND_GROUND_ALPHA)
-        legend.setBrush(pg.mkBrush(ground))
+        # readable over the bars at the left (scores of 0, the gate's share), in the theme's colours
+        themed_legend(plot, self.palette())
 
     def _distribution(self, results: RunResults) -> None:
         plot = self.distribution

@@ -250,6 +250,7 @@ def test_command_modules_import_the_application_layer_not_what_is_below_it() -> 
         "gtreview.store.project.create_project",
         "gtreview.store.project.NoProjectError",
         "gtreview.store.project.Project",
+        "gtreview.store.project.DB_FILE",  # whether the default project exists (commands that need none)
     }
     assert reached == {f"common imports {name}" for name in opening}  # opening (or creating) the project, only there
 

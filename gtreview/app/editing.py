@@ -1,4 +1,8 @@
-"""Saving the expert's edits: every committed change is a new, validated version."""
+"""Saving the expert's edits: every committed change is a new, validated version.
+
+What an edit does to the review status is ``core.review_flow``'s (a retired question is
+not edited, an edit voids an approval), applied by the store in the edit's transaction.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding
 from gtreview.core.jsonformat import dumps_harness_json
 from gtreview.core.jsonpath import Path, json_path, set_at
+from gtreview.core.review_flow import ReviewStatus
 from gtreview.core.rubric import Question
 from gtreview.core.validation import validate_question
 from gtreview.store import sets_repo
@@ -25,15 +30,10 @@ class EditError(UserError, ValueError):
 class SaveResult(BaseModel):
     version: int
     findings: list[Finding]
-    withdrawn: sets_repo.ReviewStatus | None = None  # the status the save took away (an approval, a review)
+    withdrawn: ReviewStatus | None = None  # the status the save took away (an approval, a review)
 
 
 EditConflictError = sets_repo.EditConflictError  # a stale edit, refused; it carries the edit back
-
-
-def _refuse_retired(qid: str, status: sets_repo.ReviewStatus) -> None:
-    if status is sets_repo.ReviewStatus.RETIRED:
-        raise EditError(f"{qid} is retired; retired questions are not edited")
 
 
 def _validated(content: dict[str, Any]) -> dict[str, Any]:
@@ -59,10 +59,10 @@ def _save(
     base_version: int | None,
 ) -> SaveResult:
     """One edit in one write transaction: ``change`` sees the current content under the
-    write lock, so no concurrent save can slip in between the read and the write."""
+    write lock, so no concurrent save can slip in between the read and the write; the
+    review rules (a retired question is not edited) are asked in that transaction too."""
 
-    def checked(current: dict[str, Any], status: sets_repo.ReviewStatus) -> dict[str, Any]:
-        _refuse_retired(qid, status)
+    def checked(current: dict[str, Any], _status: ReviewStatus) -> dict[str, Any]:
         return _validated(change(current))
 
     try:
@@ -71,7 +71,7 @@ def _save(
         )
     except KeyError:
         raise EditError(f"the set has no question {qid}") from None
-    except sets_repo.QuestionIdTakenError as exc:
+    except (sets_repo.QuestionIdTakenError, sets_repo.EditRefusedError) as exc:
         raise EditError(str(exc)) from None
     content = sets_repo.load_version(engine, set_id, saved.qid, saved.version).to_json_dict()
     withdrawn = saved.status_before if saved.status_after is not saved.status_before else None

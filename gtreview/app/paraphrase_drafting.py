@@ -19,10 +19,10 @@ from gtreview.app.paraphrases import ParaphraseAdded, ParaphraseError, add_parap
 from gtreview.authoring.paraphrasing import ParaphraseDraft, ParaphraseSettings, draft_paraphrases
 from gtreview.authoring.pricing import PriceTable
 from gtreview.core.errors import UserError
+from gtreview.core.review_flow import Refusal, ReviewAction, decide, is_active
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.store import sets_repo
-from gtreview.store.sets_repo import ReviewStatus
 
 
 class ParaphraseDraftError(UserError, ValueError):
@@ -45,8 +45,8 @@ class ParaphraseDraftOutcome(BaseModel):
 def originals_to_paraphrase(engine: Engine, set_id: int, qids: list[str] | None) -> list[dict[str, object]]:
     """The questions named (each an active original of the set), or every active original."""
     contents = sets_repo.current_contents(engine, set_id)
-    active = {s.qid: c for s, c in contents if s.review_status is not ReviewStatus.RETIRED}
-    every = {s.qid for s, _ in contents}
+    active = {s.qid: c for s, c in contents if is_active(s.review_status)}
+    every = {s.qid: s.review_status for s, _ in contents}
     if not qids:
         chosen = [c for c in active.values() if c.get("paraphrase_of") is None]
         if not chosen:
@@ -55,8 +55,9 @@ def originals_to_paraphrase(engine: Engine, set_id: int, qids: list[str] | None)
     for qid in qids:
         if qid not in every:
             raise ParaphraseDraftError(f"the set has no question {qid}")
-        if qid not in active:
-            raise ParaphraseDraftError(f"{qid} is retired; retired questions get no paraphrases")
+        refused = decide(every[qid], ReviewAction.PARAPHRASE, qid=qid)
+        if isinstance(refused, Refusal):
+            raise ParaphraseDraftError(refused.message)
         if active[qid].get("paraphrase_of") is not None:
             raise ParaphraseDraftError(f"{qid} is itself a paraphrase of {active[qid]['paraphrase_of']}")
     return [active[qid] for qid in dict.fromkeys(qids)]

@@ -18,9 +18,9 @@ from gtreview.app.editing import save_content
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding
 from gtreview.core.paraphrases import brought_up_to_date, new_paraphrase, next_paraphrase_id, same_wording
+from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decide
 from gtreview.core.validation import validate_question
 from gtreview.store import sets_repo
-from gtreview.store.sets_repo import ReviewStatus
 
 
 class ParaphraseError(UserError, ValueError):
@@ -86,8 +86,10 @@ def add_paraphrase(
     """Add a draft paraphrase of ``original_id`` worded as ``wording``, placed after the
     original and its other paraphrases. ``provenance`` (who or what drafted it) is kept
     with the question in ``x_provenance``."""
-    if _status_of(engine, set_id, original_id) is ReviewStatus.RETIRED:
-        raise ParaphraseError(f"{original_id} is retired; retired questions get no paraphrases")
+    status = _status_of(engine, set_id, original_id)
+    refused = decide(status, ReviewAction.PARAPHRASE, qid=original_id) if status is not None else None
+    if isinstance(refused, Refusal):
+        raise ParaphraseError(refused.message)
     drafted = (provenance or {}).get("drafted_by")
     comment = f"paraphrase of {original_id}" + (f", drafted by {drafted}" if drafted else "")
     try:

@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import MASK
+from gtreview.core.review_flow import is_active
 from gtreview.core.rubric import Question, Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
@@ -102,9 +103,7 @@ def _check_generations(engine: Engine, result: PassResult) -> None:
 
 def active_questions(engine: Engine, set_id: int, rubric: Rubric) -> list[Question]:
     """The set's questions less the retired ones (retired questions are never run)."""
-    retired = {
-        s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status is sets_repo.ReviewStatus.RETIRED
-    }
+    retired = {s.qid for s in sets_repo.list_questions(engine, set_id) if not is_active(s.review_status)}
     return [q for q in rubric.questions if q.id not in retired]
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 
 from gtreview.app.judging import OpenBackend, open_judge
+from gtreview.core.review_flow import is_active
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
@@ -67,9 +68,7 @@ def calibrate_set(
 
 def active_qids(engine: Engine, set_id: int) -> list[str]:
     """The set's questions less the retired ones (a retired question is never calibrated)."""
-    return [
-        s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status is not sets_repo.ReviewStatus.RETIRED
-    ]
+    return [s.qid for s in sets_repo.list_questions(engine, set_id) if is_active(s.review_status)]
 
 
 def latest_calibration(engine: Engine, set_id: int, qid: str) -> tuple[str, QuestionCalibration] | None:

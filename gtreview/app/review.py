@@ -17,6 +17,7 @@ from gtreview.core import numbering
 from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, count_errors, count_warnings
 from gtreview.core.locator_findings import is_unresolved, unresolved_findings
+from gtreview.core.review_flow import ReviewStatus, is_active, sign_off_refusal
 from gtreview.core.rubric import Question, Rubric
 from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
@@ -34,7 +35,7 @@ class QuestionRow(BaseModel):
     section: str
     title: str
     difficulty: str
-    review_status: sets_repo.ReviewStatus
+    review_status: ReviewStatus
     version: int
     errors: int
     warnings: int
@@ -70,7 +71,7 @@ class QuestionDetail(BaseModel):
 
     set_id: int
     question: Question
-    review_status: sets_repo.ReviewStatus
+    review_status: ReviewStatus
     version: int
     findings: list[Finding]
     evidence: list[LocatorResolution]
@@ -190,9 +191,9 @@ def with_paraphrases(engine: Engine, set_id: int, qids: list[str]) -> list[str]:
     return wanted
 
 
-def status_counts(rows: list[QuestionRow]) -> dict[sets_repo.ReviewStatus, int]:
+def status_counts(rows: list[QuestionRow]) -> dict[ReviewStatus, int]:
     counts = Counter(row.review_status for row in rows)
-    return {status: counts.get(status, 0) for status in sets_repo.ReviewStatus}
+    return {status: counts.get(status, 0) for status in ReviewStatus}
 
 
 def corpus_index(engine: Engine) -> CorpusIndex:
@@ -301,11 +302,11 @@ def changed_since_signoff(rows: list[QuestionRow], signoff: SignoffInfo, edited:
     (``edited``), a question not approved (an edit withdraws an approval), or another
     number of active questions. From the rows shown, not by hashing the frozen set again
     (seconds on a large one); an edit undone by another edit counts as a change."""
-    active = [r for r in rows if r.review_status is not sets_repo.ReviewStatus.RETIRED]
+    active = [r for r in rows if is_active(r.review_status)]
     return (
         edited
         or len(active) != signoff.question_count
-        or any(r.review_status is not sets_repo.ReviewStatus.APPROVED for r in active)
+        or sign_off_refusal((r.qid, r.review_status) for r in active) is not None
     )
 
 

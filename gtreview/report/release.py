@@ -30,6 +30,7 @@ from gtreview import __version__
 from gtreview.core.errors import UserError
 from gtreview.core.jsonformat import dumps_harness_json, loads_json
 from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.review_flow import ReviewStatus
 from gtreview.core.rubric import Question, Rubric, rubric_from_json_text
 from gtreview.interop.grading_guide import render_grading_guide
 from gtreview.report.signing import (
@@ -157,9 +158,7 @@ def _signoffs_document(
             **review_records.HistoryEntry.model_validate(entry).model_dump(mode="json"),
         }
         for entry in sets_repo.review_log(engine, set_id)
-        if entry.action == sets_repo.ReviewStatus.APPROVED.value
-        and entry.content_hash in hashes
-        and entry.at <= chosen.signed_at
+        if entry.action == ReviewStatus.APPROVED.value and entry.content_hash in hashes and entry.at <= chosen.signed_at
     ]
     return {
         "set_name": set_name,

@@ -16,7 +16,6 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
@@ -24,19 +23,14 @@ from sqlalchemy import Engine, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from gtreview.core import review_flow
 from gtreview.core.errors import UserError
 from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.review_flow import Refusal, ReviewAction
+from gtreview.core.review_flow import ReviewStatus as ReviewStatus  # its home is core.review_flow
 from gtreview.core.rubric import Question, Rubric
 from gtreview.store import tables
 from gtreview.store.db import write_session
-
-
-class ReviewStatus(StrEnum):
-    DRAFT = "draft"
-    IN_REVIEW = "in_review"
-    CHANGES_REQUESTED = "changes_requested"
-    APPROVED = "approved"
-    RETIRED = "retired"
 
 
 class SetImportError(UserError, ValueError):
@@ -83,6 +77,14 @@ class ReviewConflictError(UserError, ValueError):
             f"{qid} was changed by {author or 'someone else'} (now version {current_version}) after "
             f"version {version} was reviewed; not {action}: review the newer version"
         )
+
+
+class EditRefusedError(UserError, ValueError):
+    """An edit the review rules refuse (a retired question is not edited): nothing written."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        self.refusal = refusal
+        super().__init__(refusal.message)
 
 
 class SavedVersion(BaseModel):
@@ -250,18 +252,30 @@ def list_sets(engine: Engine) -> list[SetSummary]:
 
 def list_questions(engine: Engine, set_id: int) -> list[QuestionSummary]:
     with Session(engine) as session:
-        rows = session.exec(
-            select(tables.Question).where(tables.Question.set_id == set_id).order_by(col(tables.Question.position))
-        )
-        return [
-            QuestionSummary(
-                qid=r.qid,
-                position=r.position,
-                review_status=ReviewStatus(r.review_status),
-                current_version=r.current_version,
-            )
-            for r in rows
-        ]
+        return question_summaries(session, set_id)
+
+
+def _summary(row: tables.Question) -> QuestionSummary:
+    return QuestionSummary(
+        qid=row.qid,
+        position=row.position,
+        review_status=ReviewStatus(row.review_status),
+        current_version=row.current_version,
+    )
+
+
+def question_summaries(session: Session, set_id: int) -> list[QuestionSummary]:
+    """The set's questions with their status and version, in set order, read in ``session``."""
+    rows = session.exec(
+        select(tables.Question).where(tables.Question.set_id == set_id).order_by(col(tables.Question.position))
+    )
+    return [_summary(r) for r in rows]
+
+
+def review_state(session: Session, set_id: int, qid: str) -> QuestionSummary:
+    """One question's status and current version, read in ``session`` (a write session, for
+    a decision taken on it); KeyError when the set has no such question."""
+    return _summary(_question_row(session, set_id, qid))
 
 
 def _question_row(session: Session, set_id: int, qid: str) -> tables.Question:
@@ -301,14 +315,15 @@ def load_current(engine: Engine, set_id: int, qid: str) -> tuple[int, Question]:
 def _commit_version(
     session: Session, set_id: int, row: tables.Question, content: dict[str, Any], author: str, comment: str
 ) -> int:
-    """Add the next version of ``row`` with its audit entry; an edit voids an approval."""
+    """Add the next version of ``row`` with its audit entry; its status is the one the
+    review table gives an edit (an edit voids an approval)."""
     assert row.id is not None
+    after = _edit_outcome(row)
     version = row.current_version + 1
     content_hash = _add_version(session, row.id, version, content, author, comment)
     row.current_version = version
     row.qid = str(content.get("id", row.qid))
-    if row.review_status == ReviewStatus.APPROVED:
-        row.review_status = ReviewStatus.DRAFT.value
+    row.review_status = after.value
     session.add(row)
     session.add(
         tables.ReviewLog(
@@ -322,6 +337,14 @@ def _commit_version(
         )
     )
     return version
+
+
+def _edit_outcome(row: tables.Question) -> ReviewStatus:
+    """The status an edit leaves ``row`` in; EditRefusedError when the rules refuse the edit."""
+    after = review_flow.decide(ReviewStatus(row.review_status), ReviewAction.EDIT, qid=row.qid)
+    if isinstance(after, Refusal):
+        raise EditRefusedError(after)
+    return after
 
 
 # The change an edit makes, given the current content and review status; it may raise
@@ -347,11 +370,14 @@ def update_question(
     refused (``EditConflictError`` names the newer version and carries the edit). Without
     it the change applies to whatever is current (a one-field edit then never undoes
     another field's). A change that leaves the content as it is saves nothing. A new id
-    in the content renames the question, refused when the set already has that id.
+    in the content renames the question, refused when the set already has that id. An
+    edit the review rules refuse (of a retired question) is refused before ``change`` is
+    asked (``EditRefusedError``).
     """
     with write_session(engine) as session:
         row = _question_row(session, set_id, qid)
         before = ReviewStatus(row.review_status)
+        _edit_outcome(row)
         current = _current_content(session, row)
         content = change(current, before)
         if canonical_hash(current) == canonical_hash(content):  # already so, whoever saved it: nothing to do
@@ -480,31 +506,49 @@ def set_review_status(
     comment: str = "",
     version: int | None = None,
 ) -> None:
-    """Record a review decision on the current version in the audit log.
+    """Record a review decision on the current version in the audit log, in a write
+    transaction of its own, whatever the status was (the review rules are the app's:
+    ``app.workflow`` decides and records in one transaction with :func:`record_review`)."""
+    with write_session(engine) as session:
+        record_review(session, set_id, qid, status, actor=actor, comment=comment, version=version)
+        session.commit()
+
+
+def record_review(
+    session: Session,
+    set_id: int,
+    qid: str,
+    status: ReviewStatus,
+    *,
+    actor: str,
+    comment: str = "",
+    version: int | None = None,
+) -> int:
+    """Set the question's status and append the decision to the audit log, in ``session``
+    (a write session: the caller commits); return the version the decision is about.
 
     ``version`` is the version the reviewer decided on: when another has been saved since,
     the decision is refused (``ReviewConflictError``), so nobody approves content unseen.
     """
-    with write_session(engine) as session:
-        row = _question_row(session, set_id, qid)
-        if version is not None and version != row.current_version:
-            newest = _version_row(session, row, row.current_version)
-            raise ReviewConflictError(qid, version, row.current_version, newest.author, status.value.replace("_", " "))
-        content_hash = canonical_hash(_current_content(session, row))
-        row.review_status = status.value
-        session.add(row)
-        session.add(
-            tables.ReviewLog(
-                actor=actor,
-                action=status.value,
-                set_id=set_id,
-                question_id=row.id,
-                version=row.current_version,
-                content_hash=content_hash,
-                comment=comment,
-            )
+    row = _question_row(session, set_id, qid)
+    if version is not None and version != row.current_version:
+        newest = _version_row(session, row, row.current_version)
+        raise ReviewConflictError(qid, version, row.current_version, newest.author, status.value.replace("_", " "))
+    content_hash = canonical_hash(_current_content(session, row))
+    row.review_status = status.value
+    session.add(row)
+    session.add(
+        tables.ReviewLog(
+            actor=actor,
+            action=status.value,
+            set_id=set_id,
+            question_id=row.id,
+            version=row.current_version,
+            content_hash=content_hash,
+            comment=comment,
         )
-        session.commit()
+    )
+    return row.current_version
 
 
 def list_versions(engine: Engine, set_id: int, qid: str) -> list[VersionInfo]:
@@ -550,34 +594,34 @@ def current_contents(
     a set of thousands of questions (a listing; what leaves the project is verified).
     """
     with Session(engine) as session:
-        rows = session.execute(
-            sa_select(
-                col(tables.Question.qid),
-                col(tables.Question.position),
-                col(tables.Question.review_status),
-                col(tables.Question.current_version),
-                col(tables.QuestionVersion.content_json),
-                col(tables.QuestionVersion.content_hash),
-            )
-            .join(
-                tables.QuestionVersion,
-                (col(tables.QuestionVersion.question_id) == col(tables.Question.id))
-                & (col(tables.QuestionVersion.version) == col(tables.Question.current_version)),
-            )
-            .where(col(tables.Question.set_id) == set_id)
-            .order_by(col(tables.Question.position))
-        ).all()
-        return [
-            (
-                QuestionSummary(
-                    qid=qid, position=position, review_status=ReviewStatus(status), current_version=version
-                ),
-                _verified_content(set_id, qid, version, content_json, content_hash)
-                if verify
-                else json.loads(content_json),
-            )
-            for qid, position, status, version, content_json, content_hash in rows
-        ]
+        return _current_contents(session, set_id, verify=verify)
+
+
+def _current_contents(session: Session, set_id: int, *, verify: bool) -> list[tuple[QuestionSummary, dict[str, Any]]]:
+    rows = session.execute(
+        sa_select(
+            col(tables.Question.qid),
+            col(tables.Question.position),
+            col(tables.Question.review_status),
+            col(tables.Question.current_version),
+            col(tables.QuestionVersion.content_json),
+            col(tables.QuestionVersion.content_hash),
+        )
+        .join(
+            tables.QuestionVersion,
+            (col(tables.QuestionVersion.question_id) == col(tables.Question.id))
+            & (col(tables.QuestionVersion.version) == col(tables.Question.current_version)),
+        )
+        .where(col(tables.Question.set_id) == set_id)
+        .order_by(col(tables.Question.position))
+    ).all()
+    return [
+        (
+            QuestionSummary(qid=qid, position=position, review_status=ReviewStatus(status), current_version=version),
+            _verified_content(set_id, qid, version, content_json, content_hash) if verify else json.loads(content_json),
+        )
+        for qid, position, status, version, content_json, content_hash in rows
+    ]
 
 
 def set_header(engine: Engine, set_id: int) -> dict[str, Any]:
@@ -604,11 +648,16 @@ def export_rubric(engine: Engine, set_id: int) -> Rubric:
     every one checked against its content hash (what an export, a sign-off, a pass and a
     report take from the project)."""
     with Session(engine) as session:
-        benchmark_set = session.get(tables.BenchmarkSet, set_id)
-        if benchmark_set is None:
-            raise KeyError(f"no benchmark set {set_id}")
-        header: dict[str, Any] = json.loads(benchmark_set.header_json)
-    header["questions"] = [content for _, content in current_contents(engine, set_id, verify=True)]
+        return set_rubric(session, set_id)
+
+
+def set_rubric(session: Session, set_id: int) -> Rubric:
+    """:func:`export_rubric` read in ``session`` (a sign-off reads it in its write transaction)."""
+    benchmark_set = session.get(tables.BenchmarkSet, set_id)
+    if benchmark_set is None:
+        raise KeyError(f"no benchmark set {set_id}")
+    header: dict[str, Any] = json.loads(benchmark_set.header_json)
+    header["questions"] = [content for _, content in _current_contents(session, set_id, verify=True)]
     return Rubric.model_validate(header)
 
 
@@ -638,28 +687,41 @@ def add_signoff(
     """Record a frozen sign-off and its audit entry; return its number (1, 2, ...).
     Numbered under the write lock, so two sign-offs at once get 1 and 2."""
     with write_session(engine) as session:
-        latest = session.exec(
-            select(func.max(tables.SetSignoff.number)).where(tables.SetSignoff.set_id == set_id)
-        ).one()
-        number = (latest or 0) + 1
-        session.add(
-            tables.SetSignoff(
-                set_id=set_id,
-                number=number,
-                content_hash=content_hash,
-                rubric_json=rubric_json,
-                question_count=question_count,
-                reviewer=reviewer,
-                comment=comment,
-            )
-        )
-        session.add(
-            tables.ReviewLog(
-                actor=reviewer, action="sign_off", set_id=set_id, content_hash=content_hash, comment=comment
-            )
+        number = record_signoff(
+            session, set_id, rubric_json, content_hash, question_count, reviewer=reviewer, comment=comment
         )
         session.commit()
         return number
+
+
+def record_signoff(
+    session: Session,
+    set_id: int,
+    rubric_json: str,
+    content_hash: str,
+    question_count: int,
+    *,
+    reviewer: str,
+    comment: str,
+) -> int:
+    """:func:`add_signoff` in ``session`` (a write session: the caller commits)."""
+    latest = session.exec(select(func.max(tables.SetSignoff.number)).where(tables.SetSignoff.set_id == set_id)).one()
+    number = (latest or 0) + 1
+    session.add(
+        tables.SetSignoff(
+            set_id=set_id,
+            number=number,
+            content_hash=content_hash,
+            rubric_json=rubric_json,
+            question_count=question_count,
+            reviewer=reviewer,
+            comment=comment,
+        )
+    )
+    session.add(
+        tables.ReviewLog(actor=reviewer, action="sign_off", set_id=set_id, content_hash=content_hash, comment=comment)
+    )
+    return number
 
 
 def list_signoffs(engine: Engine, set_id: int) -> list[tables.SetSignoff]:

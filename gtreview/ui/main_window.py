@@ -19,9 +19,9 @@ from gtreview.app import review
 from gtreview.app.project_settings import last_pass, project_judge
 from gtreview.app.review import set_name
 from gtreview.core.jsonpath import Path as JsonPath
+from gtreview.core.review_flow import AWAITING_APPROVAL
 from gtreview.runs.plan import PassConfig
 from gtreview.store.project import Project
-from gtreview.store.sets_repo import ReviewStatus
 from gtreview.ui.adjudication_controller import AdjudicationController
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults
@@ -49,7 +49,7 @@ from gtreview.ui.widgets.results_view import ResultsView
 from gtreview.ui.widgets.runs_view import RunsView
 from gtreview.ui.widgets.source_pane import SourcePane
 
-UNREVIEWED = frozenset({ReviewStatus.DRAFT, ReviewStatus.IN_REVIEW, ReviewStatus.CHANGES_REQUESTED})
+UNREVIEWED = AWAITING_APPROVAL  # the active questions not approved yet
 
 
 class MainWindow(PagesMixin, QMainWindow):

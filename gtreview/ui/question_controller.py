@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 
 from gtreview.app import editing, review
 from gtreview.core.jsonpath import Path as JsonPath
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.core.review_flow import ReviewAction, allows
 from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp, notify
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.widgets import html
@@ -196,9 +196,9 @@ class QuestionController(QObject):
         self.w.fixtures.load(content, pane.calibration)
         if refused is not None and refused[:2] == key:
             self.w.fixtures.keep_unsaved(refused[2], refused[3])  # after the newer fixtures are shown
-        retired = detail.review_status is ReviewStatus.RETIRED
-        self.w.editor.setEnabled(not retired)  # retired questions stay as they were retired
-        self.w.fixtures.setEnabled(not retired)
+        editable = allows(detail.review_status, ReviewAction.EDIT)  # retired questions stay as they were retired
+        self.w.editor.setEnabled(editable)
+        self.w.fixtures.setEnabled(editable)
         self._when_shown(self.w.history, lambda: self.w.history.show_history(pane.history, pane.versions))
         if self.w.source_pane.index is None and self.index.ready is not None:
             self.w.source_pane.set_index(self.index.ready)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from gtreview.app.editing import edited_field, field_in_words
 from gtreview.app.workflow import HistoryEntry
+from gtreview.core.review_flow import ReviewStatus
 from gtreview.store.sets_repo import VersionInfo
 from gtreview.ui.widgets.html import colours
 
@@ -140,7 +141,8 @@ def action_text(entry: HistoryEntry) -> str:
     return f"edit {field_in_words(field)}" if field else entry.action.replace("_", " ")
 
 
-OPEN_UNTIL = frozenset({"approved", "retired", "in_review"})  # what closes a change request
+# What closes a change request: the decisions, logged under the status they leave.
+OPEN_UNTIL = frozenset(s.value for s in (ReviewStatus.APPROVED, ReviewStatus.RETIRED, ReviewStatus.IN_REVIEW))
 
 
 def change_requests_html(entries: list[HistoryEntry]) -> str:
@@ -150,7 +152,7 @@ def change_requests_html(entries: list[HistoryEntry]) -> str:
     for entry in entries:
         if entry.action in OPEN_UNTIL:
             open_requests = []
-        elif entry.action == "changes_requested":
+        elif entry.action == ReviewStatus.CHANGES_REQUESTED.value:
             open_requests.append(entry)
     if not open_requests:
         return ""

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from gtreview.app.review import QuestionRow
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.core.review_flow import ReviewStatus
 from gtreview.ui.models.question_table import ROW_ROLE, QuestionFilterProxy, QuestionTableModel
 from gtreview.ui.widgets.empty_hint import EmptyHint
 from gtreview.ui.widgets.tables import NoTypeAheadTable

@@ -1,15 +1,23 @@
-"""The expert's review workflow: status transitions, their preconditions, and sign-off.
+"""The expert's review workflow: one function per review intent, and sign-off.
 
-Statuses: draft -> in review -> approved, or changes requested; any active question
-can be retired, and a retired question stays retired. Approval needs a question with
-no validation errors, and one whose evidence locators do not all resolve in the corpus
-needs the expert's reason (kept with the approval); requesting changes needs a comment.
-Every action lands in the append-only review log with the content hash of the version
-it concerns.
+The statuses and the transition rules are ``core.review_flow``'s table; here each intent
+reads the question's status, asks the table, and records the new status with its audit
+entry in ONE write transaction (``store.db.write_session``, BEGIN IMMEDIATE), so no
+other writer can retire, approve or reopen the question between the check and the
+write. It returns what changed (``ReviewChange``).
+
+The preconditions of an approval that depend on the content rather than the status
+are checked here, before that transaction (they read the corpus and may take a while):
+no validation errors, a reproduced calibration where the project asks for one, and the
+expert's reason for evidence whose locators do not resolve (kept with the approval).
+The transaction then refuses the approval unless the version checked is still the
+current one. Every action lands in the append-only review log with the content hash of
+the version it concerns.
 """
 
 from __future__ import annotations
 
+from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.app.question_calibration import approval_requires_calibration, latest_calibration
@@ -18,18 +26,38 @@ from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding, count_errors
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.locator_findings import unresolved_findings
+from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decide, is_active, sign_off_refusal
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets_repo
+from gtreview.store.db import write_session
 from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signed_rubric_text, signoffs
-from gtreview.store.sets_repo import ReviewStatus
-
-ACTIVE = frozenset(status for status in ReviewStatus if status is not ReviewStatus.RETIRED)
+from gtreview.store.sets_repo import QuestionSummary
 
 
 class WorkflowError(UserError):
     """An action the workflow does not allow now; the message says why, in one line."""
+
+
+class ReviewRefused(WorkflowError):
+    """An action the review rules refuse (``core.review_flow``); ``refusal`` says which rule."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        self.refusal = refusal
+        super().__init__(refusal.message)
+
+
+class ReviewChange(BaseModel):
+    """What a review decision changed: the question, its status before and after, and the
+    version the decision is recorded on (what the GUI refreshes and the CLI prints)."""
+
+    set_id: int
+    qid: str
+    action: ReviewAction
+    before: ReviewStatus
+    after: ReviewStatus
+    version: int
 
 
 class UnresolvedEvidence(WorkflowError):
@@ -45,21 +73,52 @@ class UnresolvedEvidence(WorkflowError):
 ReviewConflictError = sets_repo.ReviewConflictError  # a decision on a version no longer current
 
 
-def _status(engine: Engine, set_id: int, qid: str) -> ReviewStatus:
-    for summary in sets_repo.list_questions(engine, set_id):
-        if summary.qid == qid:
-            return summary.review_status
-    raise WorkflowError(f"the set has no question {qid}")
+def _no_question(qid: str) -> WorkflowError:
+    return WorkflowError(f"the set has no question {qid}")
 
 
-def _require_active(status: ReviewStatus, qid: str) -> None:
-    if status is ReviewStatus.RETIRED:
-        raise WorkflowError(f"{qid} is retired; retired questions stay retired")
+def _decide(
+    engine: Engine,
+    set_id: int,
+    qid: str,
+    action: ReviewAction,
+    *,
+    reviewer: str,
+    comment: str,
+    version: int | None = None,
+) -> ReviewChange:
+    """One review decision in one write transaction: read the status, apply the table,
+    record the new status and its audit entry (on ``version`` when given), commit."""
+    with write_session(engine) as session:
+        try:
+            state = sets_repo.review_state(session, set_id, qid)
+        except KeyError:
+            raise _no_question(qid) from None
+        after = decide(state.review_status, action, qid=qid, comment=comment)
+        if isinstance(after, Refusal):
+            raise ReviewRefused(after)
+        recorded = sets_repo.record_review(
+            session, set_id, qid, after, actor=reviewer, comment=comment, version=version
+        )
+        session.commit()
+    return ReviewChange(
+        set_id=set_id, qid=qid, action=action, before=state.review_status, after=after, version=recorded
+    )
 
 
-def start_review(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str = "") -> None:
-    _require_active(_status(engine, set_id, qid), qid)
-    sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.IN_REVIEW, actor=reviewer, comment=comment)
+def _refuse_early(engine: Engine, set_id: int, qid: str, action: ReviewAction, comment: str) -> None:
+    """Refuse an action the status already rules out before its slower checks run (the
+    transaction that records it asks the table again)."""
+    status = next((s.review_status for s in sets_repo.list_questions(engine, set_id) if s.qid == qid), None)
+    if status is None:
+        raise _no_question(qid)
+    after = decide(status, action, qid=qid, comment=comment)
+    if isinstance(after, Refusal):
+        raise ReviewRefused(after)
+
+
+def start_review(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str = "") -> ReviewChange:
+    return _decide(engine, set_id, qid, ReviewAction.START_REVIEW, reviewer=reviewer, comment=comment)
 
 
 def approve(
@@ -72,7 +131,7 @@ def approve(
     index: CorpusIndex | None = None,
     unresolved_reason: str = "",
     version: int | None = None,
-) -> None:
+) -> ReviewChange:
     """Approve the current version; refused while the validator reports errors, and
     while an evidence locator does not resolve in the corpus (``index``, read from the
     project when not given; a project without documents has nothing to check against)
@@ -81,8 +140,10 @@ def approve(
 
     The version approved is the one checked here (or ``version``, the one the reviewer
     saw): when another writer saves a newer one meanwhile, the approval is refused
-    (``sets_repo.ReviewConflictError``) rather than given to content nobody checked."""
-    _require_active(_status(engine, set_id, qid), qid)
+    (``sets_repo.ReviewConflictError``) rather than given to content nobody checked. The
+    status is read again, and the approval recorded, in one write transaction: a question
+    retired meanwhile is not approved."""
+    _refuse_early(engine, set_id, qid, ReviewAction.APPROVE, comment)
     checked, question = sets_repo.load_current(engine, set_id, qid)
     if version is not None and version != checked:
         newest = sets_repo.list_versions(engine, set_id, qid)[-1]
@@ -113,76 +174,77 @@ def approve(
         )
         note = f"Approved with unresolved locator(s) {covered}: {unresolved_reason.strip()}"
         comment = f"{note}\n{comment}" if comment.strip() else note
-    sets_repo.set_review_status(
-        engine, set_id, qid, ReviewStatus.APPROVED, actor=reviewer, comment=comment, version=checked
-    )
+    return _decide(engine, set_id, qid, ReviewAction.APPROVE, reviewer=reviewer, comment=comment, version=checked)
 
 
-def request_changes(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str) -> None:
-    _require_active(_status(engine, set_id, qid), qid)
-    if not comment.strip():
-        raise WorkflowError("requesting changes needs a comment saying what to change")
-    sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.CHANGES_REQUESTED, actor=reviewer, comment=comment)
+def request_changes(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str) -> ReviewChange:
+    return _decide(engine, set_id, qid, ReviewAction.REQUEST_CHANGES, reviewer=reviewer, comment=comment)
 
 
-def retire(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str) -> None:
-    _require_active(_status(engine, set_id, qid), qid)
-    if not comment.strip():
-        raise WorkflowError("retiring a question needs a comment saying why")
-    sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.RETIRED, actor=reviewer, comment=comment)
+def retire(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str) -> ReviewChange:
+    return _decide(engine, set_id, qid, ReviewAction.RETIRE, reviewer=reviewer, comment=comment)
 
 
-def reopen(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str = "") -> None:
+def reopen(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str = "") -> ReviewChange:
     """Back to draft (from approved or changes requested)."""
-    _require_active(_status(engine, set_id, qid), qid)
-    sets_repo.set_review_status(engine, set_id, qid, ReviewStatus.DRAFT, actor=reviewer, comment=comment)
+    return _decide(engine, set_id, qid, ReviewAction.REOPEN, reviewer=reviewer, comment=comment)
 
 
-def frozen_rubric(engine: Engine, set_id: int) -> Rubric:
-    """The set as a sign-off freezes it and a pass runs it: its active questions (retired
-    ones left out, the question count to match), so a pass over a signed-off set carries
-    the sign-off's content hash."""
-    retired = {s.qid for s in sets_repo.list_questions(engine, set_id) if s.review_status is ReviewStatus.RETIRED}
-    rubric = sets_repo.export_rubric(engine, set_id)
+def _frozen(summaries: list[QuestionSummary], rubric: Rubric) -> Rubric:
+    """``rubric`` less the questions that are not active, its question count to match."""
+    retired = {s.qid for s in summaries if not is_active(s.review_status)}
     rubric.questions = [q for q in rubric.questions if q.id not in retired]
     if rubric.benchmark.question_count is not None:
         rubric.benchmark.question_count = len(rubric.questions)
     return rubric
 
 
+def frozen_rubric(engine: Engine, set_id: int) -> Rubric:
+    """The set as a sign-off freezes it and a pass runs it: its active questions (retired
+    ones left out, the question count to match), so a pass over a signed-off set carries
+    the sign-off's content hash."""
+    return _frozen(sets_repo.list_questions(engine, set_id), sets_repo.export_rubric(engine, set_id))
+
+
+def _refuse_sign_off(summaries: list[QuestionSummary]) -> None:
+    refusal = sign_off_refusal((s.qid, s.review_status) for s in summaries)
+    if refusal is not None:
+        raise ReviewRefused(refusal)
+
+
 def check_ready_to_sign(engine: Engine, set_id: int) -> None:
     """Raise WorkflowError, saying why, unless every active question is approved (asked
     before the sign-off note, so the note is not typed in vain)."""
-    summaries = sets_repo.list_questions(engine, set_id)
-    active = [s for s in summaries if s.review_status in ACTIVE]
-    if not active:
-        raise WorkflowError("the set has no active questions to sign off")
-    pending = [s.qid for s in active if s.review_status is not ReviewStatus.APPROVED]
-    if pending:
-        shown = ", ".join(pending[:5]) + (" ..." if len(pending) > 5 else "")
-        raise WorkflowError(f"{len(pending)} active question(s) are not approved: {shown}")
+    _refuse_sign_off(sets_repo.list_questions(engine, set_id))
 
 
 def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -> SignoffInfo:
     """Freeze the set: every active question approved, retired ones left out.
 
-    The frozen rubric is stored whole with its hash, so later edits (which start a
-    new draft of the set) cannot change what was signed.
+    The statuses are checked, the set read and frozen, and the sign-off recorded in one
+    write transaction, so no question is edited, reopened or retired between the check
+    and what is signed. The frozen rubric is stored whole with its hash, so later edits
+    (which start a new draft of the set) cannot change what was signed.
     """
     if not reviewer.strip():
         raise WorkflowError("a sign-off needs the reviewer's name")
-    check_ready_to_sign(engine, set_id)
-    rubric = frozen_rubric(engine, set_id)
-    text = rubric_to_json_text(rubric)
-    content_hash = canonical_hash(rubric.to_json_dict())
-    number = sets_repo.add_signoff(
-        engine, set_id, text, content_hash, len(rubric.questions), reviewer=reviewer, comment=comment
-    )
+    with write_session(engine) as session:
+        summaries = sets_repo.question_summaries(session, set_id)
+        _refuse_sign_off(summaries)
+        rubric = _frozen(summaries, sets_repo.set_rubric(session, set_id))
+        text = rubric_to_json_text(rubric)
+        content_hash = canonical_hash(rubric.to_json_dict())
+        number = sets_repo.record_signoff(
+            session, set_id, text, content_hash, len(rubric.questions), reviewer=reviewer, comment=comment
+        )
+        session.commit()
     return next(s for s in signoffs(engine, set_id) if s.number == number)
 
 
 __all__ = [
     "HistoryEntry",
+    "ReviewChange",
+    "ReviewRefused",
     "SignoffInfo",
     "UnresolvedEvidence",
     "WorkflowError",

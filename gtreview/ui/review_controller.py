@@ -1,8 +1,9 @@
 """Review actions (approve, request changes, retire, sign off) with their dialogs.
 
 Each slot asks for what the action needs (a comment, a confirmation) and hands one
-workflow call to a ``CollectionOp``; the rules live in the workflow, and the window
-refreshes what the op says changed.
+workflow call to a ``CollectionOp``; the rules live in ``core.review_flow`` and the
+workflow applies them, and the window refreshes the question the returned
+``workflow.ReviewChange`` names.
 
 A review action acts only on the question on screen (``current`` says which: none when
 the question page is not shown or the filters hide the selected row; the actions are
@@ -140,7 +141,7 @@ class ReviewController(QObject):
     def _run(
         self,
         verb: str,
-        action: Callable[[int, str], None],
+        action: Callable[[int, str], workflow.ReviewChange],
         *,
         refusals: int | None = None,
         seal: bool = False,
@@ -154,13 +155,13 @@ class ReviewController(QObject):
         before = self._prepare() if refusals is None else refusals
         reviewer, edits = self.reviewer(), self.edits
 
-        def act() -> OpChanges:
+        def act() -> OpResult[workflow.ReviewChange]:
             if edits is not None and edits.refusals != before:  # set on the GUI thread before this ran
                 raise workflow.WorkflowError("an edit just made was not saved; check the field and try again")
-            action(set_id, qid)
-            return OpChanges.of_questions(set_id, qid)
+            change = action(set_id, qid)
+            return OpResult(change, OpChanges.of_questions(change.set_id, change.qid))
 
-        def done(_changes: OpChanges) -> None:
+        def done(_change: OpResult[workflow.ReviewChange]) -> None:
             notify(self, f"{qid}: {DONE.get(verb, verb)} by {reviewer}." + (self._seal() if seal else ""), "success")
             if then is not None:
                 then(set_id, qid)
@@ -185,10 +186,10 @@ class ReviewController(QObject):
     def _approve(self, reason: str) -> None:
         engine, reviewer, shared, edits = self.project.engine, self.reviewer(), self.index, self.edits
 
-        def act(set_id: int, qid: str) -> None:
+        def act(set_id: int, qid: str) -> workflow.ReviewChange:
             index = shared.get() if shared is not None else None
             seen = edits.version_of(set_id, qid) if edits is not None else None  # after the edits queued before
-            workflow.approve(
+            return workflow.approve(
                 engine, set_id, qid, reviewer=reviewer, index=index, unresolved_reason=reason, version=seen
             )
 
@@ -226,7 +227,9 @@ class ReviewController(QObject):
             "retire", "Why retire this question? Retired questions stay retired.", workflow.retire, seal=True
         )
 
-    def _with_comment(self, verb: str, prompt: str, action: Callable[..., None], *, seal: bool = False) -> None:
+    def _with_comment(
+        self, verb: str, prompt: str, action: Callable[..., workflow.ReviewChange], *, seal: bool = False
+    ) -> None:
         _, qid = self.current()
         if qid is None:
             notify(self, NOTHING_SHOWN, "warning")

@@ -32,6 +32,7 @@ from gtreview.cli import (
     release,
     report,
     results,
+    review,
     rubric,
     run,
 )
@@ -45,6 +46,7 @@ GROUPS = (
     project,
     rubric,
     question,
+    review,
     corpus,
     judging,
     harness,

@@ -85,17 +85,28 @@ def finetune(tool: Path, base: Path, text: Path, out: Path, args: argparse.Names
         "-o", str(out),
     ]  # fmt: skip
     seconds = run(command, out.with_suffix(".log"))
-    losses = re.findall(r"loss=([0-9.]+)", out.with_suffix(".log").read_text(encoding="utf-8", errors="replace"))
-    return {"seconds": round(seconds, 1), "command": command[1:], "last_losses": losses[-3:]}
+    log = out.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+    train = re.findall(r"train: .*?loss=([0-9.]+)", log)
+    held = re.findall(r"val: .*?loss=([0-9.]+)", log)
+    return {
+        "seconds": round(seconds, 1),
+        "command": command[1:],
+        "train_loss_first_last": [train[0], train[-1]] if train else None,
+        "validation_loss_last": held[-1] if held else None,
+    }
 
 
 def tensors(path: Path) -> dict[str, np.ndarray]:
-    """The F32 block matrices of a model, as numpy (n_out, n_in) arrays."""
+    """The F32 block matrices of a model, as numpy (n_out, n_in) arrays. Not the token
+    embeddings: SmolLM2 ties its output layer to them, and llama.cpp 0.3.36 applies a
+    token_embd LoRA to the output projection with the embedding's orientation, which
+    its matrix product cannot take."""
     reader = GGUFReader(str(path))
     found = {}
     for tensor in reader.tensors:
         parts = tensor.name.split(".")
-        if len(parts) == 4 and parts[0] == "blk" and parts[2] in MATRICES and parts[3] == "weight":
+        block_matrix = len(parts) == 4 and parts[0] == "blk" and parts[2] in MATRICES and parts[3] == "weight"
+        if block_matrix:
             found[tensor.name] = np.asarray(tensor.data, dtype=np.float32).reshape(
                 tuple(int(n) for n in reversed(tensor.shape))
             )

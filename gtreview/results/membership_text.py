@@ -101,7 +101,8 @@ def membership_summary(report: MembershipReport) -> str:
     )
     hard = (
         "; the hard-token gain (HT-MIA) is the fine-tune's mean log-prob gain over the base at the "
-        f"{report.k:.0%} of tokens the base finds hardest"
+        f"{report.k:.0%} of tokens the base finds hardest, shown but not read: on fine-tunes known to have "
+        "memorised it separated them less well than the reference ratio"
         if any(a.signal == "hard_token" for m in report.models for a in m.aucs)
         else ""
     )

@@ -67,6 +67,12 @@ SIGNAL_NAMES: dict[Signal, str] = {
 BASE_SIGNALS: tuple[Signal, ...] = ("loss", "zlib", "min_k", "min_k_plus")  # no reference for the reference
 RELATIVE_SIGNALS: tuple[Signal, ...] = ("reference", "hard_token")  # read against the base, passage by passage
 FINETUNE_SIGNALS: tuple[Signal, ...] = (*BASE_SIGNALS, *RELATIVE_SIGNALS)
+# The signals a reading may rest on. The hard-token gain is reported beside them but not
+# counted: on the known-answer fixtures (a SmolLM2 memoriser and its LoRA,
+# benchmarks/README.md) it separated the memoriser less well than the reference ratio
+# (AUC 0.97 and 0.94 against 0.996 and 0.99; TPR at no held-out passage flagged 63% and
+# 44% against 94% and 81%), and taking the best of more signals only adds false claims.
+VERDICT_SIGNALS: tuple[Signal, ...] = (*BASE_SIGNALS, "reference")
 FPR_TARGETS = (0.01, 0.10)  # the false-positive rates the published attacks report TPR at
 ROC_DIGITS = 4  # the ROC's corners are kept to draw: four decimals are finer than any screen or page
 
@@ -304,9 +310,13 @@ def _strength(auc: SignalAuc) -> tuple[float, float]:
 
 
 def _counted(model: ModelMembership, confounded: bool) -> list[SignalAuc]:
-    """A fine-tune's signals with an AUC that say something of it: with a confounded split,
-    only those read against the base."""
-    return [a for a in model.aucs if a.result.auc is not None and (a.signal in RELATIVE_SIGNALS or not confounded)]
+    """A fine-tune's signals with an AUC that a reading may rest on (``VERDICT_SIGNALS``):
+    with a confounded split, only the reference ratio, read against the base."""
+    return [
+        a
+        for a in model.aucs
+        if a.result.auc is not None and a.signal in VERDICT_SIGNALS and (a.signal == "reference" or not confounded)
+    ]
 
 
 def strongest_signal(report: MembershipReport) -> Signal | None:
@@ -325,7 +335,7 @@ def _readings(models: Sequence[ModelMembership]) -> list[str]:
         lines.append(
             f"The base model ({base.label}), never trained on this split, separates it too "
             f"({confounded[0].reading.split(': ', 1)[-1]} on {confounded[0].name}): the two sides differ in kind, "
-            "so the fine-tunes' loss-type AUCs overstate memorisation; read the reference ratio and the hard-token gain"
+            "so the fine-tunes' loss-type AUCs overstate memorisation; read the reference ratio"
         )
     for model in finetunes:
         # With a confounded split only the signals read against the base say anything of the fine-tune.

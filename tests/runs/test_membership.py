@@ -170,7 +170,7 @@ def test_a_base_that_separates_the_split_too_is_named_as_a_confound() -> None:
     assert "separates" in loss_auc.reading  # the fine-tune's own loss is fooled like the base's
     hard = next(a for a in report.models[1].aucs if a.signal == "hard_token")
     assert "separates" not in hard.reading  # read against the base too, so not fooled either
-    counted = max((reference, hard), key=lambda a: ((a.result.ci.low if a.result.ci else -1.0), a.result.auc or 0.0))
+    counted = reference  # the hard-token gain is shown, never read (VERDICT_SIGNALS)
     assert report.readings[1] == (
         f"tuned does not tell its training documents from held-out ones on this split; "
         f"the signal that counts: {counted.reading}"
@@ -302,3 +302,14 @@ def test_a_report_kept_before_tprs_rocs_and_the_hard_token_gain_still_reads() ->
     assert "kept before TPRs at a low FPR and ROC curves were" in membership_summary(old)
     assert "hard-token" not in membership_summary(old)
     assert roc_signals(old) == [] and roc_signal(old) is None  # nothing to draw, and nothing fails
+
+
+@pytest.mark.parametrize("base_gap", [0.0, 1.0])
+def test_the_hard_token_gain_is_shown_but_never_read(base_gap: float) -> None:
+    """On the known-answer fixtures it separated memorisers less well than the reference
+    ratio, so a reading never rests on it (it would only add a chance to claim)."""
+    passages, by_model = synthetic_report(base_gap=base_gap)
+    report = membership_report(["base", "tuned"], passages, by_model, n_boot=300, seed=2)
+    assert any(a.signal == "hard_token" for a in report.models[1].aucs)  # shown
+    assert all("Hard-token gain" not in line for line in report.readings)  # never read
+    assert strongest_signal(report) != "hard_token"

@@ -30,6 +30,7 @@ from gtreview.core.statistics import (
     most_disagreeing,
     total_agreement,
 )
+from gtreview.judging.marking import marking_block as marking_block  # re-exported: the marking block a grader reads
 from gtreview.results.loader import PAIR_SCORES, PairResult, RunResults, SampleStatus, load_run_results
 from gtreview.store import adjudication_repo, tables
 

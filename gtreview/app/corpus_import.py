@@ -11,7 +11,8 @@ from sqlalchemy import Engine
 
 from gtreview.core.corpus import ParsedDocument
 from gtreview.corpus.readers import CorpusImportError, parse_file
-from gtreview.store.corpus_repo import CorpusImportReport, import_documents, stored_so_far
+from gtreview.store.corpus_repo import CorpusImportReport as CorpusImportReport  # re-exported: what an import returns
+from gtreview.store.corpus_repo import import_documents, stored_so_far
 
 SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".csv", ".pdf"})
 

@@ -17,9 +17,14 @@ from pathlib import Path
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
-from gtreview.authoring.authority import AuthorityContract, default_contract, reorder
+from gtreview.authoring.authority import AuthorityContract as AuthorityContract  # re-exported: the front-ends show it
+from gtreview.authoring.authority import default_contract, reorder
 from gtreview.authoring.passages import SourcePassage, select_passages
-from gtreview.authoring.pipeline import DraftingCancelled, DraftResult, NothingToSaveError, draft_set, save_drafts
+from gtreview.authoring.pipeline import (
+    DraftingCancelled as DraftingCancelled,  # re-exported: what drafting returns or raises
+)
+from gtreview.authoring.pipeline import DraftResult as DraftResult
+from gtreview.authoring.pipeline import NothingToSaveError, draft_set, save_drafts
 from gtreview.authoring.pricing import PriceTable, load_price_table
 from gtreview.core.corpus import ParsedDocument
 from gtreview.core.errors import UserError

@@ -36,6 +36,7 @@ from gtreview.interop.harness_files import (
     registry_key,
 )
 from gtreview.runs.record import HarnessSource, RunSource, RunStatus, new_import_config
+from gtreview.runs.statuses import GenerationStatus, JudgementStatus
 from gtreview.store import runs_repo, tables
 
 __all__ = [
@@ -108,7 +109,7 @@ class _Import:
         earlier = self.generations.get((label, qid))
         explains = bool(error) and earlier is not None and earlier.error == "empty answer"
         if earlier is not None and not explains:
-            if not error and earlier.status == "ok" and earlier.clean_text.strip() != clean.strip():
+            if not error and earlier.status == GenerationStatus.OK and earlier.clean_text.strip() != clean.strip():
                 self.report.warnings.append(
                     f"{label} {qid}: the answer file's text differs from the score file's; kept the one judged"
                 )
@@ -122,7 +123,7 @@ class _Import:
             sample_index=0,
             raw_text=raw,
             clean_text=clean,
-            status="error" if failed else "ok",
+            status=(GenerationStatus.ERROR if failed else GenerationStatus.OK).value,
             error=failed,
             finish_reason="",
         )
@@ -155,7 +156,7 @@ class _Import:
                     qid=question.id,
                     sample_index=0,
                     judge=GRADER,
-                    status="scored" if result.contract is not None else "unscored",
+                    status=(JudgementStatus.SCORED if result.contract is not None else JudgementStatus.UNSCORED).value,
                     total=result.total,
                     gate_passed=result.gate_passed,
                     record_json=json.dumps(payload, ensure_ascii=False),
@@ -326,7 +327,7 @@ def import_harness_files(
         _add_answers(build, label, answered, questions, report)
     for label, failed in inputs.failure_sets.items():
         _add_answers(build, label, failed, questions, report)
-    report.answers = sum(g.status == "ok" for g in build.generations.values())
+    report.answers = sum(g.status == GenerationStatus.OK for g in build.generations.values())
     report.failures = len(build.generations) - report.answers
     if existing is not None:
         report.run_id, report.already_imported = existing, True

@@ -44,8 +44,8 @@ from gtreview.core.statistics import (
 )
 from gtreview.judging.calibration import QuestionCalibration
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus, load_run_results
+from gtreview.runs.statuses import RunSource
 from gtreview.store import adjudication_repo, sets_repo
-from gtreview.store.runs_repo import RunSource
 
 NAMED = 5  # questions named in a reason before "and N more"
 MEASURE_NAMES: dict[GateMeasure, str] = {

@@ -31,8 +31,10 @@ from gtreview.inference.openai_client import served_models
 from gtreview.inference.specs import parse_model_spec, with_runtime_defaults
 from gtreview.judging.calibration import DriftError
 from gtreview.runs.execute import ModelUnreachable, PassCancelled, PassResult, Progress, run_pass
+from gtreview.runs.pass_context import PassEvent as PassEvent  # re-exported: what a pass reports as it goes
 from gtreview.runs.plan import PassConfig
 from gtreview.runs.record import RunSource, RunStatus, read_run_config
+from gtreview.runs.statuses import GenerationStatus
 from gtreview.store import runs_repo, sets_repo
 
 
@@ -88,7 +90,7 @@ def _check_generations(engine: Engine, result: PassResult) -> None:
         by_model.setdefault(generation.model_label, []).append(
             (generation.status, f"{generation.qid}: {generation.error}")
         )
-    failed = [(m, g) for m, g in by_model.items() if g and all(status != "ok" for status, _ in g)]
+    failed = [(m, g) for m, g in by_model.items() if g and all(status != GenerationStatus.OK for status, _ in g)]
     if not failed:
         return
     runs_repo.set_run_status(engine, result.run_id, RunStatus.STOPPED)
@@ -299,6 +301,7 @@ __all__ = [
     "ModelLineup",
     "ModelUnreachable",
     "PassCancelled",
+    "PassEvent",
     "PassResult",
     "PassSetupError",
     "ResumablePass",

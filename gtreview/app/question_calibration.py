@@ -15,7 +15,9 @@ from gtreview.core.review_flow import is_active
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
-from gtreview.judging.calibration import QuestionCalibration, calibrate
+from gtreview.judging.calibration import FixtureCheck as FixtureCheck  # re-exported: what a calibration returns
+from gtreview.judging.calibration import QuestionCalibration as QuestionCalibration
+from gtreview.judging.calibration import calibrate
 from gtreview.judging.pointwise import JudgeSettings
 from gtreview.store import sets_repo
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, get_setting

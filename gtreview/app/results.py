@@ -15,8 +15,9 @@ from gtreview.results.loader import RunResults, load_run_results
 from gtreview.results.membership_text import membership_of
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
 from gtreview.runs.membership import MembershipReport
+from gtreview.runs.statuses import RunStatus
 from gtreview.store import runs_repo
-from gtreview.store.runs_repo import RunStatus
+from gtreview.store.runs_repo import RunSummary as RunSummary  # re-exported: the Runs view shows these
 
 
 class ResultsBundle(BaseModel):

@@ -25,7 +25,9 @@ from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store import sets_repo, tables
 from gtreview.store.corpus_repo import list_documents, load_documents
 from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signoffs
-from gtreview.store.tables import Document
+from gtreview.store.sets_repo import SetSummary as SetSummary  # re-exported: the read models the GUI shows
+from gtreview.store.sets_repo import VersionInfo as VersionInfo
+from gtreview.store.tables import Document as Document
 
 
 class QuestionRow(BaseModel):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -20,6 +19,7 @@ from pydantic import BaseModel, Field
 from gtreview.core.errors import Cancelled
 from gtreview.core.grading import GraderRecord, JudgeVerdict, empty_answer_record, score_verdict
 from gtreview.core.rubric import Question, VariantRule
+from gtreview.core.statuses import JudgementStatus as JudgementStatus  # re-exported: a judgement's status
 from gtreview.inference.backend import (
     ChatMessage,
     CompletionBackend,
@@ -72,11 +72,6 @@ def presented(question: Question, component_order: list[str] | None) -> Question
     if sorted(component_order) != sorted(by_id):
         raise ValueError(f"component order {component_order} does not name the components of {question.id}")
     return question.model_copy(update={"components": [by_id[cid] for cid in component_order]})
-
-
-class JudgementStatus(StrEnum):
-    SCORED = "scored"
-    UNSCORED = "unscored"
 
 
 class Judgement(BaseModel):

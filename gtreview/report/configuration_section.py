@@ -16,7 +16,7 @@ from gtreview.core.redaction import redact
 from gtreview.inference.specs import ModelSpecError, parse_model_spec
 from gtreview.report.document import Heading, PageBreak, Paragraph, ReportDocument, Table
 from gtreview.results.loader import RunResults
-from gtreview.store.runs_repo import RunSource
+from gtreview.runs.statuses import RunSource
 
 DETAIL_KEYS = (
     "model_path",

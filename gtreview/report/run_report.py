@@ -277,9 +277,9 @@ def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) ->
                     fmt_ci(m.summary),
                     fmt(m.summary.sd),
                     fmt(m.gate.rate),
-                    str(m.counts.get("scored", 0)),
-                    str(m.counts.get("error", 0)),
-                    str(m.counts.get("unscored", 0)),
+                    str(m.counts.get(SampleStatus.SCORED, 0)),
+                    str(m.counts.get(SampleStatus.ERROR, 0)),
+                    str(m.counts.get(SampleStatus.UNSCORED, 0)),
                     str(m.counts.get("adjudicated", 0)),
                 ]
                 for m in analysis.models

@@ -24,7 +24,7 @@ from gtreview.core.statistics import (
     summarize_scores,
 )
 from gtreview.results.design import DesignFigures, design_figures
-from gtreview.results.loader import KINDS, RunResults
+from gtreview.results.loader import KINDS, RunResults, SampleStatus
 from gtreview.results.noise import NoiseReport, noise_report
 from gtreview.results.paraphrase import ParaphraseReport, paraphrase_report
 from gtreview.results.rows import nanmean, nansd
@@ -252,8 +252,8 @@ def finding_text(results: RunResults, analysis: RunAnalysis) -> str:
             f"{fmt(reasoning.mean_difference if reasoning else None)} ({reasoning.verdict if reasoning else '–'}): "
             f"{finetune.reading}."
         )
-        errors = model.counts.get("error", 0)
-        unscored = model.counts.get("unscored", 0)
+        errors = model.counts.get(SampleStatus.ERROR, 0)
+        unscored = model.counts.get(SampleStatus.UNSCORED, 0)
         if errors or unscored:
             parts.append(
                 f"It had {errors} failed generation(s), counted as 0, and {unscored} unscored judgement(s), left out."

@@ -8,12 +8,12 @@ from pydantic import BaseModel
 from gtreview.core.stats_base import LEVEL
 from gtreview.results.analysis import RunAnalysis
 from gtreview.results.design import DesignFigures
-from gtreview.results.loader import RunResults
+from gtreview.results.loader import RunResults, SampleStatus
 from gtreview.results.noise import NoiseReport
 from gtreview.results.noise_text import NoiseText, noise_text
 from gtreview.results.paraphrase import ParaphraseReport
 from gtreview.results.rows import PairCounts, QuestionFigures, pair_counts, question_figures
-from gtreview.store.runs_repo import RunSource, RunStatus
+from gtreview.runs.statuses import RunSource, RunStatus
 
 
 class ModelFigures(BaseModel):
@@ -87,11 +87,11 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
                 sd=figures.summary.sd,
                 gate_pass_rate=figures.gate.rate,
                 n_questions=figures.summary.n_questions,
-                samples=sum(counts.get(k, 0) for k in ("scored", "error", "unscored", "missing", "unjudged")),
-                errors=counts.get("error", 0),
-                unscored=counts.get("unscored", 0),
-                missing=counts.get("missing", 0),
-                unjudged=counts.get("unjudged", 0),
+                samples=sum(counts.get(k, 0) for k in SampleStatus),
+                errors=counts.get(SampleStatus.ERROR, 0),
+                unscored=counts.get(SampleStatus.UNSCORED, 0),
+                missing=counts.get(SampleStatus.MISSING, 0),
+                unjudged=counts.get(SampleStatus.UNJUDGED, 0),
                 settled=counts.get("adjudicated", 0),
             )
         )

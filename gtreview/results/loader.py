@@ -24,6 +24,7 @@ from gtreview.core.rubric import Question, VariantRule
 from gtreview.results.documents import project_question_documents
 from gtreview.runs.plan import ModelEntry, PassConfig, plan_pass
 from gtreview.runs.record import RunConfig, RunRecordError, RunSource, RunStatus
+from gtreview.runs.statuses import GenerationStatus, JudgementStatus
 from gtreview.store import runs_repo, sets_repo, tables
 from gtreview.store.adjudication_repo import awards_of, effective
 
@@ -407,7 +408,7 @@ def _repeat_verdicts(plan: Any, judgements: dict[str, Any]) -> list[RepeatVerdic
             row = judgements.get(repeat.key)
             if row is None:
                 continue
-            scored = row.status == "scored" and row.total is not None
+            scored = row.status == JudgementStatus.SCORED and row.total is not None
             verdicts.append(
                 RepeatVerdict(
                     model=task.model_label,
@@ -537,7 +538,7 @@ def _sample(
     base.generated, base.judged = generation is not None, judgement is not None
     if generation is not None:
         base.answer_raw, base.answer_clean = generation.raw_text, generation.clean_text
-        if generation.status != "ok":
+        if generation.status != GenerationStatus.OK:
             base.status, base.error, base.total, base.gate_passed = SampleStatus.ERROR, generation.error, 0.0, False
             return base
     if judgement is None:
@@ -545,9 +546,9 @@ def _sample(
         return base
     payload = json.loads(judgement.record_json)
     contract = payload.get("contract")
-    if contract is None and imported and judgement.status == "scored" and judgement.total is not None:
+    if contract is None and imported and judgement.status == JudgementStatus.SCORED and judgement.total is not None:
         contract = _file_contract(payload, judgement, question)
-    if judgement.status != "scored" or contract is None:
+    if judgement.status != JudgementStatus.SCORED or contract is None:
         base.status, base.unscored_reason = SampleStatus.UNSCORED, payload.get("unscored_reason", "")
         return base
     base.status = SampleStatus.SCORED

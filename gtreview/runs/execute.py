@@ -50,6 +50,7 @@ from gtreview.runs.record import (
     record_backend,
     update_run_config,
 )
+from gtreview.runs.statuses import GenerationStatus
 from gtreview.store import runs_repo, tables
 
 __all__ = [
@@ -265,7 +266,7 @@ class _AnswerWriter:
                 sample_index=task.sample_index,
                 raw_text=result.text,
                 clean_text=clean_output(result.text).clean if ok else "",
-                status="ok" if ok else "error",
+                status=(GenerationStatus.OK if ok else GenerationStatus.ERROR).value,
                 error="" if ok else (result.error or f"{outcome.value} output after {attempts} attempts"),
                 finish_reason=result.finish_reason,
                 attempts=attempts,

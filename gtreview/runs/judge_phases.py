@@ -22,6 +22,7 @@ from gtreview.judging.pointwise import Judgement, JudgeSettings, JudgeTask, judg
 from gtreview.runs.pass_context import CANCELLED, PassCancelled, PassContext, Tally
 from gtreview.runs.plan import GenerationTask, JudgeRepeat, PassPlan
 from gtreview.runs.record import record_backend
+from gtreview.runs.statuses import GenerationStatus
 from gtreview.store import runs_repo, tables
 
 
@@ -59,7 +60,12 @@ def judging_left(ctx: PassContext, plan: PassPlan) -> bool:
     answer stored as a generation error is never judged."""
     tasks = plan.all_generations()
     stored = {g.key: g.status for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
-    wanted = [key for t in tasks if stored.get(t.key, "ok") == "ok" for key in _verdict_keys(plan, t)]
+    wanted = [
+        key
+        for t in tasks
+        if stored.get(t.key, GenerationStatus.OK) == GenerationStatus.OK
+        for key in _verdict_keys(plan, t)
+    ]
     return len(runs_repo.existing_keys(ctx.engine, tables.Judgement, wanted)) < len(set(wanted))
 
 
@@ -84,7 +90,9 @@ def judge_phase(
     settings = JudgeSettings(sampling=ctx.config.judge_sampling)
     tasks = plan.all_generations()
     stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
-    wanted = _wanted_verdicts(plan, [t for t in tasks if t.key in stored and stored[t.key].status == "ok"])
+    wanted = _wanted_verdicts(
+        plan, [t for t in tasks if t.key in stored and stored[t.key].status == GenerationStatus.OK]
+    )
     done_keys = runs_repo.existing_keys(ctx.engine, tables.Judgement, list(wanted))
     todo = [(key, item) for key, item in wanted.items() if key not in done_keys]
     if not todo:

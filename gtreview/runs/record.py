@@ -19,8 +19,8 @@ from gtreview.core.errors import UserError
 from gtreview.core.redaction import redact, redact_json
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.runs.plan import PassConfig
+from gtreview.runs.statuses import RecordKind, RunSource, RunStatus
 from gtreview.store import runs_repo
-from gtreview.store.runs_repo import RecordKind, RunSource, RunStatus
 
 RUN_CONFIG_VERSION: Literal[1] = 1
 VERBATIM_FIELDS = frozenset({"questions", "global_variants"})

@@ -22,13 +22,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
+from gtreview.core.statuses import GenerationStatus
+from gtreview.core.statuses import RecordKind as RecordKind  # re-exported: the store's read models carry them
+from gtreview.core.statuses import RunSource as RunSource
+from gtreview.core.statuses import RunStatus as RunStatus
 from gtreview.store import tables
 from gtreview.store.db import write_session
 from gtreview.store.run_owners import HEARTBEAT_S as HEARTBEAT_S  # re-exported: callers name them here
@@ -39,24 +42,6 @@ from gtreview.store.run_owners import owner_alive as owner_alive
 from gtreview.store.run_owners import process_owner as process_owner
 
 INTERRUPTED = "stopped (interrupted)"
-
-
-class RunSource(StrEnum):
-    PASS = "gtreview"
-    HARNESS = "harness-import"
-
-
-class RunStatus(StrEnum):
-    RUNNING = "running"
-    FINISHED = "finished"
-    STOPPED = "stopped"  # cancelled, stopped by drift or failed: running it again resumes
-    IMPORTED = "imported"
-
-
-class RecordKind(StrEnum):
-    GENERATION = "generation"
-    JUDGEMENT = "judgement"
-    PAIR = "pair"
 
 
 _TABLES: dict[RecordKind, type[tables.Generation] | type[tables.Judgement] | type[tables.PairJudgement]] = {
@@ -311,7 +296,7 @@ def generation_errors(engine: Engine, keys: list[str]) -> dict[str, str]:
             chunk = keys[start : start + 500]
             rows = session.exec(
                 select(tables.Generation.key, tables.Generation.error).where(
-                    col(tables.Generation.key).in_(chunk), col(tables.Generation.status) == "error"
+                    col(tables.Generation.key).in_(chunk), col(tables.Generation.status) == GenerationStatus.ERROR.value
                 )
             )
             found.update(dict(rows.all()))

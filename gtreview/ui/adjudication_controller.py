@@ -25,13 +25,13 @@ from sqlalchemy import Engine
 
 from gtreview.app import adjudicate
 from gtreview.app import adjudication as adj
+from gtreview.app.adjudication import marking_block
+from gtreview.app.projects import Project
 from gtreview.app.results import reportable_runs
 from gtreview.core.errors import UserError
 from gtreview.core.rubric import Question
 from gtreview.corpus.locators import CorpusIndex
-from gtreview.judging.marking import marking_block
 from gtreview.results.loader import RunResults, load_run_results
-from gtreview.store.project import Project
 from gtreview.ui.ops import CollectionOp, LatestQuery, OpChanges, OpResult, failure_kind, failure_message, notify
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.widgets.adjudication_view import AdjudicationView, item_html

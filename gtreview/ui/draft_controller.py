@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import getpass
 import threading
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QObject, Signal
@@ -21,13 +20,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.app.drafting import AUTHORITY_CONTRACT, draft_new_set, project_contract, set_contract_order
-from gtreview.authoring.authority import AuthorityContract
-from gtreview.authoring.pipeline import DraftingCancelled, DraftResult
+from gtreview.app.backends import OpenBackend, open_model
+from gtreview.app.drafting import (
+    AUTHORITY_CONTRACT,
+    AuthorityContract,
+    DraftingCancelled,
+    DraftResult,
+    draft_new_set,
+    project_contract,
+    set_contract_order,
+)
+from gtreview.app.projects import Project
 from gtreview.core.rubric import AccessMode
-from gtreview.inference.backend import CompletionBackend
-from gtreview.inference.factory import open_backend
-from gtreview.store.project import Project
 from gtreview.ui.ops import (
     BackgroundJob,
     CollectionOp,
@@ -90,7 +94,7 @@ class DraftController(QObject):
     def __init__(self, project: Project, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = project
-        self.open_backend: Callable[[str], CompletionBackend] = open_backend
+        self.open_backend: OpenBackend = open_model
         self._cancel: threading.Event | None = None
 
     @property

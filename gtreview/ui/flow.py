@@ -14,15 +14,13 @@ from typing import Any, cast
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from gtreview.app.corpus_import import import_corpus
+from gtreview.app.corpus_import import CorpusImportReport, import_corpus
 from gtreview.app.project_settings import set_last_pass
 from gtreview.app.releases import ReleaseInfo, create_release_bundle
-from gtreview.app.results import run_summaries
+from gtreview.app.results import RunSummary, run_summaries
 from gtreview.app.rubric_files import read_rubric_source
 from gtreview.app.rubrics import RubricImport, import_rubric
 from gtreview.runs.plan import PassConfig
-from gtreview.store.corpus_repo import CorpusImportReport
-from gtreview.store.runs_repo import RunSummary
 from gtreview.ui.dialogs.preferences import signing_key
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, failure_message, notify
 

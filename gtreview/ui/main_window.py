@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (
 
 from gtreview.app import review
 from gtreview.app.project_settings import last_pass, project_judge
+from gtreview.app.projects import Project
 from gtreview.app.review import set_name
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.core.review_flow import AWAITING_APPROVAL
 from gtreview.runs.plan import PassConfig
-from gtreview.store.project import Project
 from gtreview.ui.adjudication_controller import AdjudicationController
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults

@@ -14,8 +14,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from gtreview.app import paraphrases
+from gtreview.app.projects import Project
 from gtreview.core.paraphrases import same_wording
-from gtreview.store.project import Project
 from gtreview.ui.dialogs.comment import CommentDialog
 from gtreview.ui.ops import CollectionOp, OpChanges, OpResult, QueryOp, failure_kind, failure_message, notify
 from gtreview.ui.question_controller import QuestionController

@@ -22,12 +22,10 @@ from PySide6.QtWidgets import QWidget
 from sqlalchemy import Engine
 
 from gtreview.app import workflow
+from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.project_settings import project_judge, set_project_judge
-from gtreview.app.question_calibration import calibrate_set
-from gtreview.inference.backend import CompletionBackend
-from gtreview.inference.factory import open_backend
-from gtreview.judging.calibration import QuestionCalibration
-from gtreview.store.project import Project
+from gtreview.app.projects import Project
+from gtreview.app.question_calibration import QuestionCalibration, calibrate_set
 from gtreview.ui.dialogs.comment import ask_comment
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.editing_session import EditSession
@@ -106,7 +104,7 @@ class ReviewController(QObject):
         self.edits = edits  # the undo history and its refused saves
         self.commit_pending = commit_pending or (lambda: None)  # the field being typed in
         self.index = index  # the corpus index, for the locator check of an approval
-        self.open_backend: Callable[[str], CompletionBackend] = open_backend
+        self.open_backend: OpenBackend = open_model
         self.busy = False
         self._actions: dict[str, QAction] = {}
 

@@ -10,12 +10,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from gtreview.app.passes import PassCancelled, ResumablePass, resumable_pass, run_benchmark_pass
-from gtreview.inference.backend import CompletionBackend
-from gtreview.inference.factory import open_backend
-from gtreview.runs.execute import PassEvent, PassResult
+from gtreview.app.backends import OpenBackend, open_model
+from gtreview.app.passes import PassCancelled, PassEvent, PassResult, ResumablePass, resumable_pass, run_benchmark_pass
+from gtreview.app.projects import Project
 from gtreview.runs.plan import PassConfig
-from gtreview.store.project import Project
 from gtreview.ui.ops import BackgroundJob, OpChanges, OpResult, QueryOp, failure_kind, failure_message, notify
 
 
@@ -40,7 +38,7 @@ class RunController(QObject):
     def __init__(self, project: Project, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = project
-        self.open_backend: Callable[[str], CompletionBackend] = open_backend
+        self.open_backend: OpenBackend = open_model
         self.ask_stop: Callable[[QWidget | None], bool] = ask_to_stop_pass
         self._cancel: threading.Event | None = None
 

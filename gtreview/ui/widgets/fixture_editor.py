@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gtreview.app.question_calibration import FixtureCheck, QuestionCalibration
 from gtreview.core.calibration import fixture_role
 from gtreview.core.rubric import CalibrationFixture, Question
 from gtreview.core.validation import validate_question
-from gtreview.judging.calibration import FixtureCheck, QuestionCalibration
 from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fields import PlainTextField, findings_label
 

@@ -9,8 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from gtreview.app.adjudication import GradingItem
-from gtreview.judging.marking import marking_block
+from gtreview.app.adjudication import GradingItem, marking_block
 from gtreview.ui.widgets.grading_form import GradingForm
 
 

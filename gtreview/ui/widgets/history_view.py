@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from gtreview.app.editing import edited_field, field_in_words
+from gtreview.app.review import VersionInfo
 from gtreview.app.workflow import HistoryEntry
 from gtreview.core.review_flow import ReviewStatus
-from gtreview.store.sets_repo import VersionInfo
 from gtreview.ui.widgets.html import colours
 
 

@@ -9,10 +9,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
+from gtreview.app.results import RunSummary
+from gtreview.app.review import Document, SetSummary
 from gtreview.app.workflow import SignoffInfo
-from gtreview.store.runs_repo import RunSummary
-from gtreview.store.sets_repo import SetSummary
-from gtreview.store.tables import Document
 
 SET_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ROLE = Qt.ItemDataRole.UserRole + 2

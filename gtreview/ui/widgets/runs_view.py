@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.runs.execute import PassEvent
-from gtreview.store.runs_repo import RunSummary
+from gtreview.app.passes import PassEvent
+from gtreview.app.results import RunSummary
 
 NO_PASS = "No pass running."
 

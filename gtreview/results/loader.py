@@ -1,9 +1,10 @@
 """A pass's results, gathered for the statistics, the results view and the PDF report.
 
-Loaded by re-planning the pass from what the run recorded (its questions, model and
-judge identities, template hashes) and fetching every record by key, so a pass that
-reused answers from an earlier one is still complete, and later edits of the set do
-not change what a finished pass reports.
+Loaded from the run's links, each of which carries its record's place in the pass's
+plan (model, question, sample, verdict, pair), written when the pass linked its plan,
+so a pass that reused answers from an earlier one is still complete, a planned record
+not stored reads as missing, and later edits of the set do not change what a finished
+pass reports. The loader never re-plans.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ from gtreview.core.grading import ComponentKind, component_kind, settle_awards
 from gtreview.core.numbering import natural_key
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.results.documents import project_question_documents
-from gtreview.runs.plan import ModelEntry, PassConfig, plan_pass
-from gtreview.runs.record import RunConfig, RunRecordError, RunSource, RunStatus
-from gtreview.runs.statuses import GenerationStatus, JudgementStatus
+from gtreview.runs.record import ModelEntry, PassConfig, RunConfig, RunRecordError, RunSource, RunStatus
+from gtreview.runs.statuses import GenerationStatus, JudgementStatus, RecordKind
 from gtreview.store import runs_repo, sets_repo, tables
 from gtreview.store.adjudication_repo import awards_of, effective
 
@@ -308,7 +308,7 @@ class RunResults(BaseModel):
 def load_run_results(engine: Engine, run_id: int) -> RunResults:
     """THE results of a run, settled scores applied: every figure anywhere is computed from this.
 
-    A pass is re-planned from its stored record and each record fetched by key, so a
+    A pass's records are found by its links, which carry their places in its plan, so a
     pass that reused or extended an earlier one is complete and later edits of the set
     change nothing; an imported run's records are the ones linked to it.
     """
@@ -318,7 +318,7 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
     stored = RunConfig.model_validate(row.config)
     repeats: list[RepeatVerdict] = []
     if stored.has_plan:
-        samples, pairs, config, repeats = _planned(engine, stored)
+        samples, pairs, config, repeats = _planned(engine, run_id, stored)
     elif stored.harness is not None:
         samples, pairs, config = _imported(engine, run_id, row.name, stored)
     else:
@@ -359,66 +359,52 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
 
 
 def _planned(
-    engine: Engine, stored: RunConfig
+    engine: Engine, run_id: int, stored: RunConfig
 ) -> tuple[list[SampleResult], list[PairResult], PassConfig, list[RepeatVerdict]]:
+    """A pass's records as its links place them in its plan, a planned one not stored as missing."""
     assert stored.pass_config is not None
-    config = stored.pass_config
-    plan = plan_pass(
-        config,
-        stored.question_models(),
-        stored.identities,
-        stored.judge_identity,
-        pointwise_template=stored.templates.pointwise,
-        pairwise_template=stored.templates.pairwise,
-    )
-    generation_keys = [t.key for t in plan.all_generations()]
-    generations = {g.key: g for g in runs_repo.generations_by_keys(engine, generation_keys)}
-    judgements = {j.key: j for j in _by_keys(engine, tables.Judgement, plan.all_judgement_keys())}
-    pair_rows = {p.key: p for p in _by_keys(engine, tables.PairJudgement, [p.key for p in plan.pairs])}
+    planned = runs_repo.planned_records(engine, run_id)
+    of_kind = {kind: [r for r in planned if r.kind == kind] for kind in RecordKind}
+    generations = {
+        g.key: g for g in runs_repo.generations_by_keys(engine, [r.key for r in of_kind[RecordKind.GENERATION]])
+    }
+    judgement_links = of_kind[RecordKind.JUDGEMENT]
+    judgements = {j.key: j for j in _by_keys(engine, tables.Judgement, [r.key for r in judgement_links])}
+    pair_links = of_kind[RecordKind.PAIR]
+    pair_rows = {p.key: p for p in _by_keys(engine, tables.PairJudgement, [r.key for r in pair_links])}
+    verdict_of = {(r.model, r.qid, r.sample_index): r.key for r in judgement_links if r.judge_repeat == 0}
     samples = []
-    for task in plan.all_generations():
-        judgement_key = plan.judgement_keys[task.key]
+    for link in of_kind[RecordKind.GENERATION]:
+        judgement_key = verdict_of.get((link.model, link.qid, link.sample_index), "")
         sample = _sample(
-            task.model_label,
-            task.question.id,
-            task.sample_index,
-            generations.get(task.key),
-            judgements.get(judgement_key),
+            link.model, link.qid, link.sample_index, generations.get(link.key), judgements.get(judgement_key)
         )
-        sample.generation_key, sample.judgement_key = task.key, judgement_key
+        sample.generation_key, sample.judgement_key = link.key, judgement_key
         samples.append(sample)
     pairs = [
-        _pair(
-            item.key,
-            item.finetune.question.id,
-            item.finetune.sample_index,
-            item.finetune.model_label,
-            item.base.model_label,
-            pair_rows.get(item.key),
-        )
-        for item in plan.pairs
+        _pair(link.key, link.qid, link.sample_index, link.model, link.base_model or "", pair_rows.get(link.key))
+        for link in pair_links
     ]
-    return samples, pairs, config, _repeat_verdicts(plan, judgements)
+    return samples, pairs, stored.pass_config, _repeat_verdicts(judgement_links, judgements)
 
 
-def _repeat_verdicts(plan: Any, judgements: dict[str, Any]) -> list[RepeatVerdict]:
+def _repeat_verdicts(links: list[runs_repo.PlannedRecord], judgements: dict[str, Any]) -> list[RepeatVerdict]:
     verdicts = []
-    for task in plan.all_generations():
-        for repeat in plan.judge_repeats.get(task.key, []):
-            row = judgements.get(repeat.key)
-            if row is None:
-                continue
-            scored = row.status == JudgementStatus.SCORED and row.total is not None
-            verdicts.append(
-                RepeatVerdict(
-                    model=task.model_label,
-                    qid=task.question.id,
-                    sample_index=task.sample_index,
-                    repeat=repeat.repeat,
-                    total=float(row.total) if scored else None,
-                    gate_passed=row.gate_passed if scored else None,
-                )
+    for link in links:
+        row = judgements.get(link.key)
+        if not link.judge_repeat or row is None:
+            continue
+        scored = row.status == JudgementStatus.SCORED and row.total is not None
+        verdicts.append(
+            RepeatVerdict(
+                model=link.model,
+                qid=link.qid,
+                sample_index=link.sample_index,
+                repeat=link.judge_repeat,
+                total=float(row.total) if scored else None,
+                gate_passed=row.gate_passed if scored else None,
             )
+        )
     return verdicts
 
 

@@ -162,10 +162,9 @@ def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
 
 
 def link_planned_records(engine: Engine, run_id: int, plan: PassPlan) -> None:
-    """Link the run to every stored record its plan names, reused ones included."""
-    runs_repo.link_records(engine, run_id, RecordKind.GENERATION, [t.key for t in plan.all_generations()])
-    runs_repo.link_records(engine, run_id, RecordKind.JUDGEMENT, plan.all_judgement_keys())
-    runs_repo.link_records(engine, run_id, RecordKind.PAIR, [p.key for p in plan.pairs])
+    """Link the run to every record its plan names, reused ones and ones not stored yet
+    included, each with its place in the plan, so the results are read without re-planning."""
+    runs_repo.link_plan(engine, run_id, plan.planned_records())
 
 
 def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:

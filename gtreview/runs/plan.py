@@ -19,6 +19,7 @@ from gtreview.core.redaction import redact
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import ChatMessage, Sampling
 from gtreview.judging.prompts import load_template
+from gtreview.store.runs_repo import PlannedRecord, RecordKind
 
 ANSWER_TEMPLATE = "answer_v1"
 JudgeRepeatMode = Literal["shuffled", "seeded"]
@@ -239,6 +240,39 @@ class PassPlan(BaseModel):
         """Every verdict the pass asks for, repeats included."""
         repeats = [r.key for rs in self.judge_repeats.values() for r in rs]
         return [*self.judgement_keys.values(), *repeats]
+
+    def planned_records(self) -> list[PlannedRecord]:
+        """Every record of the plan with its place in it: what a run's links carry."""
+        records = []
+        for position, task in enumerate(self.all_generations()):
+            where = {"model": task.model_label, "qid": task.question.id, "sample_index": task.sample_index}
+            records.append(PlannedRecord(kind=RecordKind.GENERATION, key=task.key, position=position, **where))
+            records.append(
+                PlannedRecord(
+                    kind=RecordKind.JUDGEMENT,
+                    key=self.judgement_keys[task.key],
+                    position=position,
+                    judge_repeat=0,
+                    **where,
+                )
+            )
+            records.extend(
+                PlannedRecord(kind=RecordKind.JUDGEMENT, key=r.key, position=position, judge_repeat=r.repeat, **where)
+                for r in self.judge_repeats.get(task.key, [])
+            )
+        records.extend(
+            PlannedRecord(
+                kind=RecordKind.PAIR,
+                key=pair.key,
+                model=pair.finetune.model_label,
+                qid=pair.finetune.question.id,
+                sample_index=pair.finetune.sample_index,
+                base_model=pair.base.model_label,
+                position=position,
+            )
+            for position, pair in enumerate(self.pairs)
+        )
+        return records
 
 
 def plan_judge_repeats(

@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from gtreview.core.errors import UserError
 from gtreview.core.redaction import redact, redact_json
 from gtreview.core.rubric import Question, VariantRule
-from gtreview.runs.plan import PassConfig
+from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.statuses import RecordKind, RunSource, RunStatus
 from gtreview.store import runs_repo
 
@@ -130,6 +130,8 @@ def new_import_config(harness: HarnessSource, questions: list[Question], *, conf
 __all__ = [
     "RUN_CONFIG_VERSION",
     "HarnessSource",
+    "ModelEntry",
+    "PassConfig",
     "RecordKind",
     "RunConfig",
     "RunRecordError",

@@ -262,7 +262,7 @@ def existing_keys(engine: Engine, model: type[_Keyed], keys: list[str]) -> set[s
 
 
 def forget_records(engine: Engine, keys: dict[RecordKind, set[str]]) -> int:
-    """Delete the stored records of these keys (and their links to runs), in one
+    """Delete the stored records of these keys (and their unplanned links to runs), in one
     transaction; a record an expert has adjudicated is kept. How many were deleted.
 
     Only for records that never were the model's or the judge's answer: an outage that
@@ -280,7 +280,9 @@ def forget_records(engine: Engine, keys: dict[RecordKind, set[str]]) -> int:
                     deleted += 1
                 for link in session.exec(
                     select(tables.RunRecord).where(
-                        col(tables.RunRecord.kind) == kind.value, col(tables.RunRecord.key).in_(chunk)
+                        col(tables.RunRecord.kind) == kind.value,
+                        col(tables.RunRecord.key).in_(chunk),
+                        col(tables.RunRecord.model).is_(None),  # a planned link stays: it reads as missing
                     )
                 ).all():
                     session.delete(link)
@@ -326,7 +328,9 @@ def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Jud
             if session.exec(select(model).where(col(model.key) == record.key)).first() is None:
                 session.add(record)
                 added += 1
-            session.merge(tables.RunRecord(run_id=record.run_id, kind=_kind_of(record).value, key=record.key))
+            link = (record.run_id, _kind_of(record).value, record.key)
+            if session.get(tables.RunRecord, link) is None:  # a planned link keeps its coordinates
+                session.add(tables.RunRecord(run_id=link[0], kind=link[1], key=link[2]))
         session.commit()
     return added
 
@@ -354,16 +358,86 @@ def link_records(engine: Engine, run_id: int, kind: RecordKind, keys: Iterable[s
     return len(new)
 
 
+class PlannedRecord(BaseModel):
+    """A record a pass's plan names, where it stands in the plan (stored or not yet)."""
+
+    kind: RecordKind
+    key: str
+    model: str
+    qid: str
+    sample_index: int
+    position: int
+    judge_repeat: int | None = None  # judgements: 0 is the score of record
+    base_model: str | None = None  # pairs
+
+
+def link_plan(engine: Engine, run_id: int, records: Sequence[PlannedRecord]) -> None:
+    """Link the run to every record its plan names, stored or not yet, each with its place
+    in the plan (written over a link that lacks it), in one transaction."""
+    with write_session(engine) as session:
+        linked = {
+            (row.kind, row.key): row
+            for row in session.exec(select(tables.RunRecord).where(col(tables.RunRecord.run_id) == run_id)).all()
+        }
+        for record in records:
+            coordinates: dict[str, Any] = {
+                "model": record.model,
+                "qid": record.qid,
+                "sample_index": record.sample_index,
+                "judge_repeat": record.judge_repeat,
+                "base_model": record.base_model,
+                "position": record.position,
+            }
+            row = linked.get((record.kind.value, record.key))
+            if row is None:  # the first place wins where two of the plan's records share a key
+                row = tables.RunRecord(run_id=run_id, kind=record.kind.value, key=record.key, **coordinates)
+                linked[(record.kind.value, record.key)] = row
+                session.add(row)
+            elif row.model is None:
+                for name, value in coordinates.items():
+                    setattr(row, name, value)
+                session.add(row)
+        session.commit()
+
+
+def planned_records(engine: Engine, run_id: int) -> list[PlannedRecord]:
+    """The records the run's plan named, in the plan's order (none for an import)."""
+    with Session(engine) as session:
+        rows = session.exec(
+            select(tables.RunRecord).where(
+                col(tables.RunRecord.run_id) == run_id, col(tables.RunRecord.model).is_not(None)
+            )
+        ).all()
+        return sorted(
+            (
+                PlannedRecord(
+                    kind=RecordKind(row.kind),
+                    key=row.key,
+                    model=row.model or "",
+                    qid=row.qid or "",
+                    sample_index=row.sample_index or 0,
+                    position=row.position or 0,
+                    judge_repeat=row.judge_repeat,
+                    base_model=row.base_model,
+                )
+                for row in rows
+            ),
+            key=lambda r: (r.position, r.judge_repeat or 0),
+        )
+
+
 def list_runs(engine: Engine) -> list[RunSummary]:
     with Session(engine) as session:
         runs = list(session.exec(select(tables.Run).order_by(col(tables.Run.id))))
         counts: dict[tuple[int, str], int] = {}
-        for run_id, kind, count in session.exec(
-            select(tables.RunRecord.run_id, tables.RunRecord.kind, func.count()).group_by(
-                col(tables.RunRecord.run_id), col(tables.RunRecord.kind)
-            )
-        ):
-            counts[(run_id, kind)] = count
+        for kind, model in _TABLES.items():  # stored records only: a planned link may wait for its record
+            for run_id, count in session.exec(
+                select(tables.RunRecord.run_id, func.count())
+                .join(model, col(model.key) == col(tables.RunRecord.key))
+                .where(col(tables.RunRecord.kind) == kind.value)
+                .group_by(col(tables.RunRecord.run_id))
+            ):
+                counts[(run_id, kind.value)] = count
         return [
             RunSummary(
                 id=run.id or 0,

@@ -313,3 +313,12 @@ class RunRecord(SQLModel, table=True):
     run_id: int = Field(foreign_key="run.id", primary_key=True, ondelete="CASCADE")
     kind: str = Field(primary_key=True)  # generation | judgement | pair
     key: str = Field(primary_key=True, index=True)
+    # The record's place in the pass's plan, written when a pass links its plan (NULL for
+    # an import's links, whose records carry their own model, question and sample). A
+    # planned record not stored yet is linked too, so the results show it as missing.
+    model: str | None = None  # the answering model's label; a pair's fine-tune
+    qid: str | None = None
+    sample_index: int | None = None
+    judge_repeat: int | None = None  # a judgement's verdict: 0 is the score of record
+    base_model: str | None = None  # a pair's base label
+    position: int | None = None  # the order of the plan: its answer's place (a pair's own)

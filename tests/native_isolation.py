@@ -93,6 +93,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def _run_in_child(item: pytest.Item, nextitem: pytest.Item | None) -> list[TestReport]:
+    from gtreview.inference.amx_guard import amx_verdict
+
+    amx_verdict()  # probed once here (where AMX is advertised), so every child inherits the answer
     read_fd, write_fd = os.pipe()
     started = time.monotonic()
     pid = os.fork()

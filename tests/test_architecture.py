@@ -5,6 +5,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from tests.lint_copy import lint_with_imports
+
 PACKAGE = Path(__file__).resolve().parents[1] / "gtreview"
 QT_MODULES = ("PySide6", "pyqtgraph", "shiboken6")
 
@@ -71,22 +73,5 @@ def test_the_layering_contracts_hold() -> None:
 
 def test_the_contracts_catch_an_upward_import(tmp_path: Path) -> None:
     """The same contracts on a copy of the package with core importing the app layer fail."""
-    import shutil
-    import subprocess
-    import sys
-
-    copy = tmp_path / "src"
-    shutil.copytree(PACKAGE, copy / "gtreview", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(PACKAGE.parent / "pyproject.toml", copy / "pyproject.toml")
-    with (copy / "gtreview" / "core" / "errors.py").open("a", encoding="utf-8") as handle:
-        handle.write("\nfrom gtreview.app import exports  # noqa: E402,F401\n")
-    linter = Path(sys.executable).with_name("lint-imports")
-    done = subprocess.run(
-        [str(linter), "--no-cache"],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(copy), "PATH": ""},
-    )
+    done = lint_with_imports(tmp_path, {"core/errors.py": "from gtreview.app import exports"})
     assert done.returncode != 0 and "gtreview.core is not allowed to import gtreview.app" in done.stdout

@@ -17,6 +17,7 @@ from gtreview import __version__
 from gtreview.cli import main as cli_main
 from gtreview.cli.common import EXIT_USAGE, CliError
 from gtreview.core.errors import Cancelled, UserError
+from tests.lint_copy import lint_with_imports
 
 CLI = Path(__file__).resolve().parents[2] / "gtreview" / "cli"
 MODULES = sorted(f"gtreview.cli.{p.stem}" for p in CLI.glob("*.py") if p.stem != "__init__")
@@ -256,22 +257,6 @@ def test_command_modules_import_the_application_layer_not_what_is_below_it() -> 
 
 
 def test_the_forbidden_contract_catches_a_command_reaching_below_the_app(tmp_path: Path) -> None:
-    import shutil
-
-    package = CLI.parent
-    copy = tmp_path / "src"
-    shutil.copytree(package, copy / "gtreview", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(package.parent / "pyproject.toml", copy / "pyproject.toml")
-    with (copy / "gtreview" / "cli" / "judging.py").open("a", encoding="utf-8") as handle:
-        handle.write("\nfrom gtreview.judging import calibration  # noqa: E402,F401\n")
-    linter = Path(sys.executable).with_name("lint-imports")
-    done = subprocess.run(
-        [str(linter), "--no-cache"],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(copy), "PATH": ""},
-    )
+    done = lint_with_imports(tmp_path, {"cli/judging.py": "from gtreview.judging import calibration"})
     assert done.returncode != 0
     assert "gtreview.cli.judging -> gtreview.judging.calibration" in done.stdout, done.stdout[-2000:]

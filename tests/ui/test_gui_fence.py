@@ -7,12 +7,9 @@ judging; lint-imports must fail and name each. Only ``ui/app.py`` may open the p
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "gtreview"
+from tests.lint_copy import lint_with_imports
 
 REACHING = {
     "run_controller.py": (
@@ -35,21 +32,7 @@ REACHING = {
 
 
 def test_the_gui_contract_catches_a_ui_module_reaching_below_the_app(tmp_path: Path) -> None:
-    copy = tmp_path / "src"
-    shutil.copytree(PACKAGE, copy / "gtreview", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(PACKAGE.parent / "pyproject.toml", copy / "pyproject.toml")
-    for module, (line, _) in REACHING.items():
-        with (copy / "gtreview" / "ui" / module).open("a", encoding="utf-8") as handle:
-            handle.write(f"\n{line}  # noqa: E402,F401\n")
-    linter = Path(sys.executable).with_name("lint-imports")
-    done = subprocess.run(
-        [str(linter), "--no-cache"],
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(copy), "PATH": ""},
-    )
+    done = lint_with_imports(tmp_path, {f"ui/{module}": line for module, (line, _) in REACHING.items()})
     assert done.returncode != 0
     assert "The GUI calls the application layer, not the use cases' parts below it BROKEN" in done.stdout, done.stdout[
         -3000:

@@ -44,9 +44,9 @@ import llama_cpp
 
 from gtreview.app.sample_project import sample_rubric_path
 from gtreview.core.rubric import Rubric
-from gtreview.inference import llama_native as native
 from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.inference.llama import BatchedLlamaEngine
+from gtreview.inference.llama import native as native
 from gtreview.interop.rubric_files import read_rubric_file
 from gtreview.runs.plan import answer_messages
 from tests.gguf_factory import write_larger_llama_gguf

@@ -43,8 +43,7 @@ import llama_cpp
 from gtreview.app.sample_project import sample_rubric_path
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import ChatMessage, CompletionRequest, CompletionResult, ResultCallback, Sampling
-from gtreview.inference.llama_engine import LlamaBackend
-from gtreview.inference.llama_schedule import EngineStats
+from gtreview.inference.llama import EngineStats, LlamaBackend
 from gtreview.interop.rubric_files import read_rubric_file
 from gtreview.judging.contract import ContractViolation, parse_verdict_reply
 from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers

@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llama_cpp
 
 from benchmarks.bench_probes import passages
-from gtreview.inference import llama_scoring
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.inference.llama import BatchedLlamaEngine
+from gtreview.inference.llama import scoring as llama_scoring
 from tests.gguf_factory import write_tiny_llama_gguf
 from tests.real_models import MODELS, model_path
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.inference.llama import BatchedLlamaEngine
 from gtreview.paths import sample_corpus_dir
 from tests.gguf_factory import write_larger_llama_gguf, write_tiny_llama_gguf
 from tests.real_models import MODELS, model_path

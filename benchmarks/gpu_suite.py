@@ -205,7 +205,7 @@ def check_gpu(say: Tee, required: bool = True) -> bool:
     """Show the build and ggml's devices; False (with the fix) when layers cannot go to a GPU."""
     import llama_cpp
 
-    from gtreview.inference.llama_devices import gpu_devices, list_devices
+    from gtreview.inference.llama import gpu_devices, list_devices
 
     offload = bool(llama_cpp.llama_supports_gpu_offload())
     gpus = gpu_devices() if offload else []

@@ -59,7 +59,7 @@ def check_all_modules_import() -> str:
         if not info.name.startswith(NOT_MODULES)
     ]
     # Imported by name at run time (importlib), so listed here as well as walked.
-    names += ["gtreview.inference.llama_engine", "gtreview.ui.main_window", "gtreview.ui.app"]
+    names += ["gtreview.inference.llama.engine", "gtreview.ui.main_window", "gtreview.ui.app"]
     failed = []
     for name in sorted(set(names)):
         try:

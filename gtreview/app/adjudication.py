@@ -18,7 +18,7 @@ from gtreview.app.question_calibration import latest_calibrations
 from gtreview.core.errors import UserError
 from gtreview.core.grading import settle_awards
 from gtreview.core.rubric import Question
-from gtreview.core.statistics import (
+from gtreview.core.stats import (
     ComponentAgreement,
     InterRater,
     KappaResult,

@@ -40,7 +40,7 @@ from pydantic import BaseModel
 
 from gtreview.core.grading import ComponentKind, component_kind
 from gtreview.core.rubric import Question
-from gtreview.core.statistics import LEVEL, KappaResult, kappa_with_interval
+from gtreview.core.stats import LEVEL, KappaResult, kappa_with_interval
 
 MIN_ANSWERS = 10
 """Graded answers a pooled criterion needs for an interval. Below about ten, most bootstrap

@@ -34,7 +34,7 @@ from gtreview.app.gate_criteria import (
 from gtreview.app.project_settings import GateMeasure, judge_gate_measure, judge_gate_threshold
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import redact
-from gtreview.core.statistics import (
+from gtreview.core.stats import (
     AlphaResult,
     GateDiagnostic,
     Interval,

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.core.errors import UserError
-from gtreview.core.statistics import Difference
+from gtreview.core.stats import Difference
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.inference.backend import TokenScores
 from gtreview.inference.specs import BackendOpenError, ModelSpecError, local_files, parse_model_spec

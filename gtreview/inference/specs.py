@@ -228,7 +228,7 @@ def _number(text: str, key: str, value: str) -> float:
 
 
 class _LlamaFactory(Protocol):
-    """The constructor of ``gtreview.inference.llama_engine.LlamaBackend``."""
+    """The constructor of ``gtreview.inference.llama.LlamaBackend``."""
 
     def __call__(
         self,
@@ -297,8 +297,7 @@ def local_files(spec: str | ModelSpec) -> tuple[Path, Path | None]:
 
 def _llama_factory() -> _LlamaFactory:
     try:
-        module = importlib.import_module("gtreview.inference.llama_engine")
-        factory = module.LlamaBackend
+        factory = importlib.import_module("gtreview.inference.llama").LlamaBackend
     except (ImportError, OSError, AttributeError) as exc:
         raise BackendOpenError(f"the llama.cpp backend is not available here: {exc}") from exc
     return cast(_LlamaFactory, factory)

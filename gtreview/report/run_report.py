@@ -167,7 +167,7 @@ PROBE_SECTION_HEADER = ["Section", "Fine-tune", "Passages", "Log-lik. change", "
 def probe_section_rows(results: RunResults) -> list[list[str]]:
     """Per benchmark section: memorisation signals on the sources the section cites, beside
     the section's score change (fine-tune minus base, paired over its questions)."""
-    from gtreview.core.statistics import paired_difference
+    from gtreview.core.stats import paired_difference
     from gtreview.runs.probes import FamiliarityReport, RecallReport
 
     sections = (results.probes or {}).get("sections") or {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from gtreview.core.statistics import (
+from gtreview.core.stats import (
     LEVEL,
     BradleyTerry,
     ClusteredDifference,

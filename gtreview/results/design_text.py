@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from gtreview.core.statistics import (
+from gtreview.core.stats import (
     LEVEL,
     BradleyTerry,
     ClusteredDifference,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from gtreview.core.stats_base import LEVEL
+from gtreview.core.stats import LEVEL
 from gtreview.results.analysis import RunAnalysis
 from gtreview.results.design import DesignFigures
 from gtreview.results.loader import RunResults, SampleStatus

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from gtreview.core.stats_membership import Signal, TprAtFpr
+from gtreview.core.stats import Signal, TprAtFpr
 from gtreview.results.analysis import fmt
 from gtreview.results.loader import RunResults
 from gtreview.runs.membership import (

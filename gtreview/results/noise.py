@@ -3,8 +3,8 @@
 A model's score moves for two reasons on a fixed question set: it says something
 different on another sample (sampling noise, K answers per question) and the judge says
 something different about the same answer (judge noise, J verdicts per answer). With
-J judge repeats stored in the pass the two are split (``gtreview.core.stats_noise``) and
-the judge's agreement with itself is read (``gtreview.core.stats_retest``). The score of
+J judge repeats stored in the pass the two are split (``gtreview.core.stats.noise``) and
+the judge's agreement with itself is read (``gtreview.core.stats.retest``). The score of
 record is still verdict 0: the repeats measure the judge and change no other figure.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from gtreview.core.statistics import (
+from gtreview.core.stats import (
     GateRetest,
     IccResult,
     NoiseSplit,

@@ -9,7 +9,7 @@ Per original question with a scored paraphrase, drop = the mean of the original'
 minus the mean of all its paraphrases' answers (pooled); a model's drop is the mean over
 those questions, and a fine-tune's extra drop is its drop minus the base's, paired by
 original question. Intervals resample source documents (the design's clusters), with the
-cluster bootstrap of ``gtreview.core.stats_design``.
+cluster bootstrap of ``gtreview.core.stats.design``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,15 @@ from pydantic import BaseModel, Field
 
 from gtreview.core.paraphrases import rubric_differs
 from gtreview.core.rubric import Question
-from gtreview.core.statistics import LEVEL, ClusteredDifference, Interval, clustered_paired_difference
-from gtreview.core.stats_base import FloatArray, opt, row_means
+from gtreview.core.stats import (
+    LEVEL,
+    ClusteredDifference,
+    FloatArray,
+    Interval,
+    clustered_paired_difference,
+    opt,
+    row_means,
+)
 from gtreview.results.documents import cluster_labels
 from gtreview.results.loader import KINDS, RunResults
 from gtreview.results.paraphrase_text import paraphrase_readings

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gtreview.core.statistics import Interval
+from gtreview.core.stats import Interval
 from gtreview.results.design_text import num
 from gtreview.results.reading_rules import MIN_QUESTIONS
 

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel
 
-from gtreview.core.statistics import LEVEL, Difference, Interval, NoiseSplit, RateSummary, noise_split
+from gtreview.core.stats import LEVEL, Difference, Interval, NoiseSplit, RateSummary, noise_split
 from gtreview.results.analysis import FinetuneFigures, RunAnalysis
 from gtreview.results.design import FinetuneDesign
 from gtreview.results.design_text import mcnemar_reading, num, with_interval

@@ -53,7 +53,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from gtreview.core.statistics import Interval
+from gtreview.core.stats import Interval
 
 Side = Literal["up", "down", "none", "undefined", "constant"]
 Strength = Literal["weak", "moderate", "strong"]

@@ -2,7 +2,7 @@
 
 The analyst says which documents the fine-tune was trained on and which were held out;
 every model scores passages of both, and each membership signal of
-:mod:`gtreview.core.stats_membership` (loss, zlib-normalised loss, Min-K%, Min-K%++, and
+:mod:`gtreview.core.stats.membership` (loss, zlib-normalised loss, Min-K%, Min-K%++, and
 with the base as reference the reference ratio and the hard-token gain) is read as an AUC
 on that very split, with a stratified bootstrap interval, and as the published attacks
 report it: the true-positive rate at 1% and 10% false-positive rate, and the ROC curve.
@@ -35,11 +35,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from gtreview.core.corpus import ParsedDocument
-from gtreview.core.stats_base import StatInputError, StatModel
-from gtreview.core.stats_membership import (
+from gtreview.core.stats import (
     MEMBER_SIDE,
     AucResult,
     Signal,
+    StatInputError,
+    StatModel,
     TprAtFpr,
     hard_token_gain,
     loss,

@@ -32,8 +32,7 @@ import numpy as np
 
 from gtreview.core.corpus import ParsedDocument
 from gtreview.core.recall import exact_match, longest_common_token_run, ngram_overlap, shuffle_within_sentences
-from gtreview.core.statistics import Difference, StatModel, paired_difference_of_means
-from gtreview.core.stats_base import opt
+from gtreview.core.stats import Difference, StatModel, opt, paired_difference_of_means
 from gtreview.inference.backend import ScoringBackend
 from gtreview.inference.worker import WorkerDied
 

@@ -15,7 +15,7 @@ from gtreview.app.gate_criteria import (
 )
 from gtreview.core.grading import ComponentKind, settle_awards
 from gtreview.core.rubric import Question
-from gtreview.core.statistics import cohens_kappa, kappa_with_interval, weighted_kappa
+from gtreview.core.stats import cohens_kappa, kappa_with_interval, weighted_kappa
 from tests.rubric_factory import question
 
 

@@ -30,7 +30,7 @@ from gtreview.app.reports import write_report
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.grading import ComponentKind
 from gtreview.core.rubric import Question
-from gtreview.core.statistics import total_agreement, wilson_interval
+from gtreview.core.stats import total_agreement, wilson_interval
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.judging.prompts import POINTWISE, load_template
 from gtreview.report.run_report import build_report

@@ -15,8 +15,8 @@ import pytest
 from gtreview.app.results import run_readings_of
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.rubric import Question
-from gtreview.core.statistics import Interval
-from gtreview.core.stats_membership import AucResult
+from gtreview.core.stats import Interval
+from gtreview.core.stats.membership import AucResult
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.report.document import Heading, Paragraph, Table
 from gtreview.report.run_report import PAIRWISE_NOT_RUN, build_report

@@ -17,9 +17,9 @@ from gtreview.cli.main import build_parser
 from gtreview.core.corpus import ParsedDocument
 from gtreview.core.errors import UserError
 from gtreview.corpus.inventory import CorpusInventory, Location, build_inventory, inventory_to_markdown
-from gtreview.corpus.inventory_lexicon import edit_similarity, orth_key, phonetic_key
-from gtreview.corpus.inventory_quantities import extract_mentions, parse_number
-from gtreview.corpus.inventory_text import prepare
+from gtreview.corpus.inventory.lexicon import edit_similarity, orth_key, phonetic_key
+from gtreview.corpus.inventory.quantities import extract_mentions, parse_number
+from gtreview.corpus.inventory.text import prepare
 from gtreview.corpus.readers import parse_bytes
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_corpus"

@@ -23,7 +23,7 @@ def refuse_in_process(*args: Any, **kwargs: Any) -> None:
 
 
 def test_a_local_model_opens_in_a_worker_process(tiny_gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gtreview.inference import llama_engine
+    from gtreview.inference.llama import engine as llama_engine
 
     # The child is a fresh interpreter: these patches only guard this (the calling) process.
     monkeypatch.setattr(llama_engine.BatchedLlamaEngine, "__init__", refuse_in_process)
@@ -43,7 +43,7 @@ def test_a_local_model_opens_in_a_worker_process(tiny_gguf: Path, monkeypatch: p
 def test_the_scoring_opener_is_a_worker_too_and_refuses_servers(
     tiny_gguf: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gtreview.inference import llama_engine
+    from gtreview.inference.llama import engine as llama_engine
 
     monkeypatch.setattr(llama_engine.BatchedLlamaEngine, "__init__", refuse_in_process)
     scorer = open_scoring_backend(f"llama:{tiny_gguf}?ctx=1024&seq=2&threads=2")

@@ -4,7 +4,7 @@ Every test here loads a model in-process (or reads ggml's real device list, whic
 CUDA build starts CUDA), so the module is ``native``: each test runs in a forked child.
 This machine's build has no GPU, so a GPU is played by replacing the device list and
 ``llama_supports_gpu_offload``; llama.cpp itself still runs on the CPU. The arithmetic
-is tested in test_memory_fit.py, the ctypes binding's failure paths in test_llama_devices.py.
+is tested in test_memory_fit.py, the ctypes binding's failure paths in llama/test_devices.py.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from typing import Any
 import llama_cpp
 import pytest
 
-from gtreview.inference import llama_devices, memory_fit
+from gtreview.inference import memory_fit
 from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
 from gtreview.inference.gguf_check import inspect_gguf
-from gtreview.inference.llama_devices import Device
-from gtreview.inference.llama_engine import DEFAULT_N_CTX, DEFAULT_N_SEQ_MAX, BatchedLlamaEngine
+from gtreview.inference.llama import devices as llama_devices
+from gtreview.inference.llama.devices import Device
+from gtreview.inference.llama.engine import DEFAULT_N_CTX, DEFAULT_N_SEQ_MAX, BatchedLlamaEngine
 from gtreview.inference.specs import open_in_process
 
 pytestmark = pytest.mark.native
@@ -94,7 +95,7 @@ def test_defaults_shrink_to_the_gpu_parallelism_first(tiny_gguf: Path, fake_gpu:
 def test_the_decision_is_logged(
     tiny_gguf: Path, fake_gpu: list[dict[str, Any]], caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level("INFO", logger="gtreview.inference.llama_engine"), BatchedLlamaEngine(tiny_gguf, n_threads=2):
+    with caplog.at_level("INFO", logger="gtreview.inference.llama.engine"), BatchedLlamaEngine(tiny_gguf, n_threads=2):
         pass
     assert "tiny.gguf: " in caplog.text and "instead of 8192 cells x 8 sequences" in caplog.text
 

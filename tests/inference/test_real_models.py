@@ -17,7 +17,7 @@ import pytest
 
 from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.inference.llama.engine import BatchedLlamaEngine
 from tests import real_models
 
 pytestmark = [pytest.mark.real_model, pytest.mark.native]  # llama.cpp runs in this process: each test in a forked child

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from gtreview.inference.backend import TokenScores
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.inference.llama.engine import BatchedLlamaEngine
 
 pytestmark = pytest.mark.native  # llama.cpp runs in this process: each test in a forked child
 

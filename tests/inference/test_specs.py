@@ -148,9 +148,9 @@ class FakeLlamaBackend:
 
 @pytest.fixture
 def fake_engine(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    module = types.ModuleType("gtreview.inference.llama_engine")
+    module = types.ModuleType("gtreview.inference.llama.engine")
     module.LlamaBackend = FakeLlamaBackend  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gtreview.inference.llama_engine", module)
+    monkeypatch.setitem(sys.modules, "gtreview.inference.llama.engine", module)
     FakeLlamaBackend.made = []
     return FakeLlamaBackend.made
 
@@ -192,7 +192,7 @@ def test_open_llama_missing_files_are_one_line_errors(tmp_path: Path, fake_engin
 
 def test_open_llama_without_the_engine_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
-    monkeypatch.setitem(sys.modules, "gtreview.inference.llama_engine", None)
+    monkeypatch.setitem(sys.modules, "gtreview.inference.llama.engine", None)
     with pytest.raises(BackendOpenError, match=r"^the llama\.cpp backend is not available here"):
         open_in_process(f"llama:{tmp_path}/m.gguf")
 
@@ -255,12 +255,12 @@ HUB_COMMIT = "a" * 40
 
 CHILD = """
 import json, sys, types
-engine = types.ModuleType("gtreview.inference.llama_engine")
+engine = types.ModuleType("gtreview.inference.llama.engine")
 class LlamaBackend:
     def __init__(self, spec, model_path, **settings):
         print(json.dumps({"spec": spec, "model_path": str(model_path)}))
 engine.LlamaBackend = LlamaBackend
-sys.modules["gtreview.inference.llama_engine"] = engine
+sys.modules["gtreview.inference.llama.engine"] = engine
 from gtreview.inference.specs import BackendOpenError, open_in_process
 try:
     open_in_process(sys.argv[1])

@@ -169,7 +169,7 @@ def test_report_command(finished_run, tmp_path: Path) -> None:  # type: ignore[n
 
 
 def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from gtreview.core.statistics import paired_difference_of_means
+    from gtreview.core.stats import paired_difference_of_means
     from gtreview.runs.probes import FamiliarityComparison, FamiliarityReport, ModelLikelihood, RecallReport
     from gtreview.runs.record import update_run_config
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gtreview.core.statistics import paired_difference
+from gtreview.core.stats import paired_difference
 from gtreview.results.analysis import reading
 
 RNG = np.random.default_rng(4)

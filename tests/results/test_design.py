@@ -22,7 +22,7 @@ import pytest
 
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.rubric import Evidence, Question
-from gtreview.core.statistics import clustered_paired_difference, majority_pass
+from gtreview.core.stats import clustered_paired_difference, majority_pass
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.results.analysis import RunAnalysis, analyse
 from gtreview.results.design import WIN_SHARE, answer_words
@@ -235,7 +235,7 @@ def test_a_run_without_a_corpus_keeps_every_question_apart(tmp_path: Path) -> No
 
 
 def test_readings_say_plainly_when_a_figure_cannot_be_had() -> None:
-    from gtreview.core.statistics import length_bias, mcnemar_exact
+    from gtreview.core.stats import length_bias, mcnemar_exact
     from gtreview.results.design_text import clustered_reading, length_reading, mcnemar_reading
 
     one_document = clustered_paired_difference([[6.0], [7.0]], [[5.0], [5.0]], ["r.txt", "r.txt"], n_boot=50)
@@ -269,7 +269,7 @@ def test_the_clustered_reading_counts_questions_citing_no_document_apart() -> No
 
 
 def test_a_bound_that_rounds_to_zero_prints_without_a_sign() -> None:
-    from gtreview.core.statistics import Interval
+    from gtreview.core.stats import Interval
     from gtreview.results.design_text import num, span
 
     assert span(Interval(low=-1.29, high=-0.001)) == "[-1.29, 0.00]"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gtreview.app.adjudicate import override_item
-from gtreview.core.statistics import gate_retest, noise_split, verdict_icc
+from gtreview.core.stats import gate_retest, noise_split, verdict_icc
 from gtreview.inference.backend import CompletionRequest, CompletionResult
 from gtreview.results.loader import SampleStatus, load_run_results
 from gtreview.results.noise import noise_report

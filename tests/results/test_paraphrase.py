@@ -23,7 +23,7 @@ from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.grading import ComponentKind, component_kind
 from gtreview.core.paraphrases import new_paraphrase
 from gtreview.core.rubric import Component, Question
-from gtreview.core.statistics import Interval, clustered_paired_difference
+from gtreview.core.stats import Interval, clustered_paired_difference
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.report.document import Table
 from gtreview.report.run_report import build_report

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from gtreview.core.statistics import Interval, NoiseSplit, noise_split
-from gtreview.core.stats_membership import AucResult
+from gtreview.core.stats import Interval, NoiseSplit, noise_split
+from gtreview.core.stats.membership import AucResult
 from gtreview.results.analysis import RunAnalysis
 from gtreview.results.design_text import mcnemar_reading, num, span, with_interval
 from gtreview.results.loader import RunResults

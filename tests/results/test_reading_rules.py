@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gtreview.core.statistics import Interval
+from gtreview.core.stats import Interval
 from gtreview.results.reading_rules import (
     MIN_QUESTIONS,
     Evidence,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
-from gtreview.core.stats_membership import (
+from gtreview.core.stats.membership import (
     MEMBER_SIDE,
     hard_token_gain,
     loss,
@@ -21,7 +21,7 @@ from gtreview.core.stats_membership import (
     zlib_loss,
 )
 from gtreview.inference.backend import TokenScores
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.inference.llama.engine import BatchedLlamaEngine
 from gtreview.results.membership_text import membership_summary
 from gtreview.runs.membership import (
     MembershipReport,
@@ -108,7 +108,7 @@ def test_passage_signals_are_the_core_formulas() -> None:
 
 
 def test_auc_readings_say_what_the_interval_says() -> None:
-    from gtreview.core.stats_membership import membership_auc
+    from gtreview.core.stats.membership import membership_auc
 
     strong = membership_auc([1.0, 1.1, 1.2, 1.3], [2.0, 2.1, 2.2, 2.3], member_side="low")
     assert (

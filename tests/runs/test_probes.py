@@ -17,8 +17,8 @@ from gtreview.cli.main import build_parser
 from gtreview.cli.probe import probe
 from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
 from gtreview.core.errors import UserError
-from gtreview.core.statistics import Difference, Interval
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.core.stats import Difference, Interval
+from gtreview.inference.llama.engine import BatchedLlamaEngine
 from gtreview.runs.probes import (
     NO_SIGN_OF_RECITING,
     FamiliarityComparison,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gtreview.inference.llama_engine import BatchedLlamaEngine
+from gtreview.inference.llama.engine import BatchedLlamaEngine
 from gtreview.inference.worker import WorkerBackend, WorkerDied
 from gtreview.runs.probes import EngineFactory, engine_factory, run_probes
 from tests.inference.crashing_backend import ABORT_MARKER, open_crashing

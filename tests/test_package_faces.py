@@ -116,3 +116,19 @@ def test_modules_keep_to_the_line_guide() -> None:
     assert too_long == {}, f"split these modules (at most {MAX_LINES} lines, or their OVERSIZE figure)"
     back_under = sorted(path for path in OVERSIZE if sizes.get(path, 0) <= MAX_LINES)
     assert back_under == [], "remove these from OVERSIZE: they are within the guide (or gone)"
+
+
+def test_the_llama_face_loads_nothing_native_until_a_name_is_used() -> None:
+    """Importing the face (as the app's process does through the specs) must not load
+    llama.cpp: code built for another CPU may only ever run in a worker."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, gtreview.inference.llama as llama, gtreview.inference.specs, gtreview.app.passes\n"
+        "print('llama_cpp' in sys.modules)\n"
+        "llama.EngineStats\n"
+        "print('llama_cpp' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["False", "True"]

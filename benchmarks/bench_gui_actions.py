@@ -55,7 +55,8 @@ from gtreview.paths import sample_corpus_dir
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo, sets_repo
+from gtreview.store import runs_repo, sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import DB_FILE, create_project, open_project
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from gtreview.ui.gui_thread import install_gui_thread_first
@@ -143,7 +144,8 @@ def build(folder: Path, n_questions: int, repeats: int) -> None:
         import_corpus(project.engine, [root / name for name in SAMPLE_CORPUS_FOLDERS])
         set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
         rubric = _rubric(n_questions)
-        set_id = sets_repo.import_rubric(project.engine, rubric, source_name="bench.json", source_sha256="b", actor="b")
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(tx, rubric, source_name="bench.json", source_sha256="b", actor="b")
         config = PassConfig(
             name=f"bench {n_questions}x{len(MODELS)}x{repeats}",
             models=[ModelEntry(label=m, spec=f"openai:http://{m}#m") for m in MODELS],
@@ -234,10 +236,12 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
         detail = review.question_detail(engine, index, set_id, qid)
         latest_calibration(engine, set_id, qid)
         workflow.history(engine, set_id, qid)
-        versions = sets_repo.list_versions(engine, set_id, qid)
+        with reading(engine) as session:
+            versions = sets.list_versions(session, set_id, qid)
         if len(versions) > 1:
             editing.diff_versions(engine, set_id, qid, versions[-2].version, versions[-1].version)
-        sets_repo.list_sets(engine)
+        with reading(engine) as session:
+            sets.list_sets(session)
         workflow.signoffs(engine, set_id)
         assert detail.question.id == qid
 

@@ -29,8 +29,9 @@ from PySide6.QtWidgets import QApplication
 from gtreview.app.review import question_rows
 from gtreview.app.sample_project import sample_rubric_path
 from gtreview.core.rubric import Rubric
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import create_project, open_project
-from gtreview.store.sets_repo import import_rubric
+from gtreview.store.sets import import_rubric
 from gtreview.ui.widgets.question_list import QuestionList
 
 WORD = "garibaldi"
@@ -48,9 +49,10 @@ def build(folder: Path, count: int) -> tuple[Path, int]:
             fixture["fixture_id"] = f"{question['id']}-{fixture['fixture_id'].split('-')[-1]}"
         data["questions"].append(question)
     project = create_project(folder)
-    set_id = import_rubric(
-        project.engine, Rubric.model_validate(data), source_name="bench.json", source_sha256="b", actor="bench"
-    )
+    with unit_of_work(project.engine) as tx:
+        set_id = import_rubric(
+            tx, Rubric.model_validate(data), source_name="bench.json", source_sha256="b", actor="bench"
+        )
     project.close()
     return folder, set_id
 

@@ -11,7 +11,8 @@ from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionBackend
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import PassConfig
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.project import DB_FILE, Project, create_project
 
 
@@ -30,7 +31,8 @@ def scripted_pass(
 ) -> int:
     """``config`` run over set 1 (or ``questions`` of it) with scripted backends, every model
     identified by its spec (no model file to hash); the run's id."""
-    rubric = sets_repo.export_rubric(project.engine, 1)
+    with reading(project.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     patch = pytest.MonkeyPatch()
     patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     try:

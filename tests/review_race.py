@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gtreview.store.db import reading, unit_of_work
+
 QID = "A1"
 WAIT_S = 120.0  # for a process to start (imports on a busy machine) or finish
 
@@ -37,7 +39,7 @@ class RaceResult:
 def make_project(folder: Path) -> int:
     """A project with a one-question set that approves without a calibration; its set id."""
     from gtreview.core.rubric import Rubric
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import create_project
     from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
     from tests.rubric_factory import rubric
@@ -45,9 +47,10 @@ def make_project(folder: Path) -> int:
     project = create_project(folder)
     try:
         set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
-        return sets_repo.import_rubric(
-            project.engine, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="r", actor="setup"
-        )
+        with unit_of_work(project.engine) as tx:
+            return sets.import_rubric(
+                tx, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="r", actor="setup"
+            )
     finally:
         project.close()
 
@@ -123,7 +126,7 @@ def race(folder: Path, where: str) -> RaceResult:
     """The approver paused ``where`` ("before" or "inside" its write transaction) while the
     retirer retires the question; then the approver goes on."""
     from gtreview.app import workflow
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import open_project
 
     set_id = make_project(folder)
@@ -149,7 +152,8 @@ def race(folder: Path, where: str) -> RaceResult:
     project = open_project(folder)
     try:
         actions = [entry.action for entry in workflow.history(project.engine, set_id, QID)]
-        status = next(s.review_status.value for s in sets_repo.list_questions(project.engine, set_id) if s.qid == QID)
+        with reading(project.engine) as session:
+            status = next(s.review_status.value for s in sets.list_questions(session, set_id) if s.qid == QID)
     finally:
         project.close()
     return RaceResult(_read(outs["approver"], "approver"), _read(outs["retirer"], "retirer"), actions, status)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.test_architecture import PACKAGE
 
-FACED_PACKAGES = ("gtreview.core.stats", "gtreview.corpus.inventory", "gtreview.inference.llama")
+FACED_PACKAGES = ("gtreview.core.stats", "gtreview.corpus.inventory", "gtreview.inference.llama", "gtreview.store.sets")
 FAMILY_SIZE = 3  # this many modules with one name prefix in one folder make a family
 MAX_LINES = 400
 
@@ -22,13 +22,12 @@ OVERSIZE = {
     "gtreview/core/validation.py": 594,
     "gtreview/inference/llama/engine.py": 479,
     "gtreview/inference/worker.py": 727,
-    "gtreview/report/release.py": 509,
+    "gtreview/report/release.py": 508,
     "gtreview/report/run_report.py": 594,
-    "gtreview/results/loader.py": 583,
+    "gtreview/results/loader.py": 552,
     "gtreview/runs/membership.py": 401,
     "gtreview/runs/probes.py": 530,
     "gtreview/store/runs_repo.py": 480,
-    "gtreview/store/sets_repo.py": 869,
     "gtreview/ui/ops.py": 464,
     "gtreview/ui/widgets/results_view.py": 545,
 }

@@ -14,8 +14,9 @@ from gtreview.core.validation import validate_rubric
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.interop.grading_guide import render_grading_guide
 from gtreview.paths import sample_corpus_dir
-from gtreview.store import sets_repo
+from gtreview.store import sets
 from gtreview.store.corpus_repo import list_documents
+from gtreview.store.db import reading
 
 ROOT = sample_corpus_dir()
 
@@ -106,8 +107,9 @@ def test_sample_project_bootstrap_is_idempotent(tmp_path: Path) -> None:
     project.close()
     project = ensure_sample_project(tmp_path / "sample")
     try:
-        sets = sets_repo.list_sets(project.engine)
-        assert len(sets) == 1 and sets[0].question_count >= 8
+        with reading(project.engine) as session:
+            summaries = sets.list_sets(session)
+        assert len(summaries) == 1 and summaries[0].question_count >= 8
         assert len(list_documents(project.engine)) >= 8
     finally:
         project.close()

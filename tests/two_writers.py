@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gtreview.store.db import reading, unit_of_work
+
 FIELDS = {"alice": "title", "bob": "principle"}
 QUESTIONS = ("A1", "A2", "A3")
 
@@ -65,16 +67,17 @@ class Audit:
 def make_project(folder: Path) -> int:
     """A project with a three-question set; returns the set's id."""
     from gtreview.core.rubric import Rubric
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import create_project
     from tests.rubric_factory import rubric
 
     project = create_project(folder)
     try:
         data = rubric(len(QUESTIONS))
-        return sets_repo.import_rubric(
-            project.engine, Rubric.model_validate(data), source_name="two.json", source_sha256="two", actor="setup"
-        )
+        with unit_of_work(project.engine) as tx:
+            return sets.import_rubric(
+                tx, Rubric.model_validate(data), source_name="two.json", source_sha256="two", actor="setup"
+            )
     finally:
         project.close()
 
@@ -82,7 +85,7 @@ def make_project(folder: Path) -> int:
 def write(folder: Path, set_id: int, name: str, edits: int, seed: int, out: Path) -> None:
     """One writer process: ``edits`` edits of its own field; its log goes to ``out`` (JSON)."""
     from gtreview.app import editing
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import open_project
 
     project = open_project(folder)
@@ -98,9 +101,8 @@ def write(folder: Path, set_id: int, name: str, edits: int, seed: int, out: Path
                 try:
                     base = None
                     if as_editor:
-                        base = next(
-                            q.current_version for q in sets_repo.list_questions(project.engine, set_id) if q.qid == qid
-                        )
+                        with reading(project.engine) as session:
+                            base = next(q.current_version for q in sets.list_questions(session, set_id) if q.qid == qid)
                     result = editing.apply_edit(
                         project.engine, set_id, qid, path, value, author=name, base_version=base
                     )
@@ -119,17 +121,19 @@ def write(folder: Path, set_id: int, name: str, edits: int, seed: int, out: Path
 
 def audit(folder: Path, set_id: int, logs: list[WriterLog], edits: int) -> Audit:
     """Read every version back and count lost and reverted edits."""
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import open_project
 
     project = open_project(folder)
     try:
         versions: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         for qid in QUESTIONS:
-            infos = sets_repo.list_versions(project.engine, set_id, qid)
-            versions[qid] = [
-                (v.author, sets_repo.load_version(project.engine, set_id, qid, v.version).to_json_dict()) for v in infos
-            ]
+            with reading(project.engine) as session:
+                infos = sets.list_versions(session, set_id, qid)
+            with reading(project.engine) as session:
+                versions[qid] = [
+                    (v.author, sets.load_version(session, set_id, qid, v.version).to_json_dict()) for v in infos
+                ]
     finally:
         project.close()
     lost = 0

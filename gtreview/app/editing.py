@@ -20,7 +20,8 @@ from gtreview.core.jsonpath import Path, json_path, set_at
 from gtreview.core.review_flow import ReviewStatus
 from gtreview.core.rubric import Question
 from gtreview.core.validation import validate_question
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 
 
 class EditError(UserError, ValueError):
@@ -33,7 +34,7 @@ class SaveResult(BaseModel):
     withdrawn: ReviewStatus | None = None  # the status the save took away (an approval, a review)
 
 
-EditConflictError = sets_repo.EditConflictError  # a stale edit, refused; it carries the edit back
+EditConflictError = sets.EditConflictError  # a stale edit, refused; it carries the edit back
 
 
 def _validated(content: dict[str, Any]) -> dict[str, Any]:
@@ -66,14 +67,16 @@ def _save(
         return _validated(change(current))
 
     try:
-        saved = sets_repo.update_question(
-            engine, set_id, qid, checked, author=author, comment=comment, base_version=base_version
-        )
+        with unit_of_work(engine) as tx:
+            saved = sets.update_question(
+                tx, set_id, qid, checked, author=author, comment=comment, base_version=base_version
+            )
     except KeyError:
         raise EditError(f"the set has no question {qid}") from None
-    except (sets_repo.QuestionIdTakenError, sets_repo.EditRefusedError) as exc:
+    except (sets.QuestionIdTakenError, sets.EditRefusedError) as exc:
         raise EditError(str(exc)) from None
-    content = sets_repo.load_version(engine, set_id, saved.qid, saved.version).to_json_dict()
+    with reading(engine) as session:
+        content = sets.load_version(session, set_id, saved.qid, saved.version).to_json_dict()
     withdrawn = saved.status_before if saved.status_after is not saved.status_before else None
     return SaveResult(version=saved.version, findings=validate_question(content), withdrawn=withdrawn)
 
@@ -170,8 +173,10 @@ def field_in_words(path: str) -> str:
 
 def diff_versions(engine: Engine, set_id: int, qid: str, old: int, new: int) -> str:
     """A unified diff of two versions of a question, in the layout of the rubric file."""
-    before = dumps_harness_json(sets_repo.load_version(engine, set_id, qid, old).to_json_dict())
-    after = dumps_harness_json(sets_repo.load_version(engine, set_id, qid, new).to_json_dict())
+    with reading(engine) as session:
+        before = dumps_harness_json(sets.load_version(session, set_id, qid, old).to_json_dict())
+    with reading(engine) as session:
+        after = dumps_harness_json(sets.load_version(session, set_id, qid, new).to_json_dict())
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True), after.splitlines(keepends=True), f"{qid} v{old}", f"{qid} v{new}"

@@ -19,7 +19,8 @@ from gtreview.report.exports import write_leaderboard, write_results_csv
 from gtreview.results.loader import RunResults, load_run_results
 from gtreview.results.rows import LeaderboardExport, leaderboard_entries, question_figures
 from gtreview.runs.record import read_run_config
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 
 
 class ExportError(UserError):
@@ -85,8 +86,10 @@ def rubric_key_for(
         return stored.harness.rubric_key, []
     source = ""
     if results.set_id is not None:
-        source = next((s.source_name for s in sets_repo.list_sets(engine) if s.id == results.set_id), "")
-        rubric = rubric or Rubric.model_validate({**sets_repo.set_header(engine, results.set_id), "questions": []})
+        with reading(engine) as session:
+            source = next((s.source_name for s in sets.list_sets(session) if s.id == results.set_id), "")
+        with reading(engine) as session:
+            rubric = rubric or Rubric.model_validate({**sets.set_header(session, results.set_id), "questions": []})
     names = [n for n in (rubric_file, stored.harness.rubric_file if stored.harness else None, source) if n]
     if rubric is not None and (key := rubric_key_of(rubric)):
         return key, []

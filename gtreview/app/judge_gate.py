@@ -45,7 +45,8 @@ from gtreview.core.stats import (
 from gtreview.judging.calibration import QuestionCalibration
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus, load_run_results
 from gtreview.runs.statuses import RunSource
-from gtreview.store import adjudication_repo, sets_repo
+from gtreview.store import adjudication_repo, sets
+from gtreview.store.db import reading
 
 NAMED = 5  # questions named in a reason before "and N more"
 MEASURE_NAMES: dict[GateMeasure, str] = {
@@ -132,10 +133,12 @@ def judge_gate(engine: Engine, run_id: int, *, results: RunResults | None = None
 
 def _question_gates(engine: Engine, results: RunResults, judge: str, prompt: str) -> list[QuestionGate]:
     hashes = {q.id: canonical_hash(q.to_json_dict()) for q in results.questions}
-    by_content: dict[str, list[sets_repo.ContentCalibration]] = {}
-    for calibration in sets_repo.calibrations_of_contents(engine, hashes.values()):
-        by_content.setdefault(calibration.content_hash, []).append(calibration)
-    calibrated_elsewhere = sets_repo.calibrated_qids(engine, results.set_id) if results.set_id is not None else set()
+    by_content: dict[str, list[sets.ContentCalibration]] = {}
+    with reading(engine) as session:
+        for calibration in sets.calibrations_of_contents(session, hashes.values()):
+            by_content.setdefault(calibration.content_hash, []).append(calibration)
+    with reading(engine) as session:
+        calibrated_elsewhere = sets.calibrated_qids(session, results.set_id) if results.set_id is not None else set()
     gates = []
     for question in results.questions:
         found = by_content.get(hashes[question.id], [])
@@ -161,7 +164,7 @@ def _question_gates(engine: Engine, results: RunResults, judge: str, prompt: str
     return gates
 
 
-def _outcome(qid: str, found: sets_repo.ContentCalibration) -> QuestionGate:
+def _outcome(qid: str, found: sets.ContentCalibration) -> QuestionGate:
     try:
         report = QuestionCalibration.model_validate_json(found.report_json)
     except ValidationError:  # a damaged record proves nothing: the question is asked again

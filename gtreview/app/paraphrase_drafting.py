@@ -22,7 +22,8 @@ from gtreview.core.errors import UserError
 from gtreview.core.review_flow import Refusal, ReviewAction, decide, is_active
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 
 
 class ParaphraseDraftError(UserError, ValueError):
@@ -44,7 +45,8 @@ class ParaphraseDraftOutcome(BaseModel):
 
 def originals_to_paraphrase(engine: Engine, set_id: int, qids: list[str] | None) -> list[dict[str, object]]:
     """The questions named (each an active original of the set), or every active original."""
-    contents = sets_repo.current_contents(engine, set_id)
+    with reading(engine) as session:
+        contents = sets.current_contents(session, set_id)
     active = {s.qid: c for s, c in contents if is_active(s.review_status)}
     every = {s.qid: s.review_status for s, _ in contents}
     if not qids:

@@ -20,7 +20,8 @@ from gtreview.core.findings import Finding
 from gtreview.core.paraphrases import brought_up_to_date, new_paraphrase, next_paraphrase_id, same_wording
 from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decide
 from gtreview.core.validation import validate_question
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 
 
 class ParaphraseError(UserError, ValueError):
@@ -46,7 +47,8 @@ class ParaphraseUpdate(BaseModel):
 
 
 def _status_of(engine: Engine, set_id: int, qid: str) -> ReviewStatus | None:
-    return next((s.review_status for s in sets_repo.list_questions(engine, set_id) if s.qid == qid), None)
+    with reading(engine) as session:
+        return next((s.review_status for s in sets.list_questions(session, set_id) if s.qid == qid), None)
 
 
 def paraphrase_content(
@@ -93,17 +95,19 @@ def add_paraphrase(
     drafted = (provenance or {}).get("drafted_by")
     comment = f"paraphrase of {original_id}" + (f", drafted by {drafted}" if drafted else "")
     try:
-        qid = sets_repo.add_question(
-            engine,
-            set_id,
-            lambda current: paraphrase_content(current, original_id, wording, provenance),
-            after=lambda qid, data: qid == original_id or data.get("paraphrase_of") == original_id,
-            author=author,
-            comment=comment,
-        )
+        with unit_of_work(engine) as tx:
+            qid = sets.add_question(
+                tx,
+                set_id,
+                lambda current: paraphrase_content(current, original_id, wording, provenance),
+                after=lambda qid, data: qid == original_id or data.get("paraphrase_of") == original_id,
+                author=author,
+                comment=comment,
+            )
     except KeyError:
         raise ParaphraseError(f"the project has no set {set_id}") from None
-    content = sets_repo.load_question(engine, set_id, qid).to_json_dict()
+    with reading(engine) as session:
+        content = sets.load_question(session, set_id, qid).to_json_dict()
     return ParaphraseAdded(set_id=set_id, qid=qid, original=original_id, findings=validate_question(content))
 
 
@@ -113,14 +117,16 @@ def update_from_original(
     """Give the paraphrase ``qid`` its original's current rubric, keeping its wording (a
     new version, which withdraws an approval like any edit; none when already in step)."""
     try:
-        version, paraphrase = sets_repo.load_current(engine, set_id, qid)
+        with reading(engine) as session:
+            version, paraphrase = sets.load_current(session, set_id, qid)
     except KeyError:
         raise ParaphraseError(f"the set has no question {qid}") from None
     original_id = paraphrase.paraphrase_of
     if original_id is None:
         raise ParaphraseError(f"{qid} is not a paraphrase; only a paraphrase is brought up to date from its original")
     try:
-        original = sets_repo.load_question(engine, set_id, original_id).to_json_dict()
+        with reading(engine) as session:
+            original = sets.load_question(session, set_id, original_id).to_json_dict()
     except KeyError:
         raise ParaphraseError(f"{qid} is a paraphrase of {original_id}, which the set does not have") from None
     if original.get("paraphrase_of") is not None:
@@ -155,7 +161,8 @@ class ParaphraseSource(BaseModel):
 
 def paraphrase_source(engine: Engine, set_id: int, qid: str) -> ParaphraseSource:
     try:
-        question = sets_repo.load_question(engine, set_id, qid)
+        with reading(engine) as session:
+            question = sets.load_question(session, set_id, qid)
     except KeyError:
         raise ParaphraseError(f"the set has no question {qid}") from None
     return ParaphraseSource(qid=qid, wording=question.question or "", paraphrase_of=question.paraphrase_of)

@@ -35,7 +35,8 @@ from gtreview.runs.pass_context import PassEvent as PassEvent  # re-exported: wh
 from gtreview.runs.plan import PassConfig
 from gtreview.runs.record import RunSource, RunStatus, read_run_config
 from gtreview.runs.statuses import GenerationStatus
-from gtreview.store import runs_repo, sets_repo
+from gtreview.store import runs_repo, sets
+from gtreview.store.db import reading
 
 
 class PassSetupError(UserError):
@@ -105,7 +106,8 @@ def _check_generations(engine: Engine, result: PassResult) -> None:
 
 def active_questions(engine: Engine, set_id: int, rubric: Rubric) -> list[Question]:
     """The set's questions less the retired ones (retired questions are never run)."""
-    retired = {s.qid for s in sets_repo.list_questions(engine, set_id) if not is_active(s.review_status)}
+    with reading(engine) as session:
+        retired = {s.qid for s in sets.list_questions(session, set_id) if not is_active(s.review_status)}
     return [q for q in rubric.questions if q.id not in retired]
 
 
@@ -148,8 +150,9 @@ def run_benchmark_pass(
     if (set_id is None) == (rubric is None):
         raise PassSetupError("name either a set of the project or a rubric file")
     if set_id is not None:
-        if set_id not in {s.id for s in sets_repo.list_sets(engine)}:
-            raise PassSetupError(f"the project has no set {set_id}")
+        with reading(engine) as session:
+            if set_id not in {s.id for s in sets.list_sets(session)}:
+                raise PassSetupError(f"the project has no set {set_id}")
         from gtreview.app.workflow import frozen_rubric  # the set as a sign-off freezes it: one hash
 
         rubric = frozen_rubric(engine, set_id)

@@ -19,7 +19,8 @@ from gtreview.judging.calibration import FixtureCheck as FixtureCheck  # re-expo
 from gtreview.judging.calibration import QuestionCalibration as QuestionCalibration
 from gtreview.judging.calibration import calibrate
 from gtreview.judging.pointwise import JudgeSettings
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, get_setting
 
 
@@ -31,21 +32,25 @@ def calibrate_questions(
     *,
     settings: JudgeSettings | None = None,
 ) -> list[QuestionCalibration]:
-    header = Rubric.model_validate({**sets_repo.set_header(engine, set_id), "questions": []})
-    summaries = {s.qid: s for s in sets_repo.list_questions(engine, set_id)}
-    questions = [sets_repo.load_question(engine, set_id, qid) for qid in qids]
+    with reading(engine) as session:
+        header = Rubric.model_validate({**sets.set_header(session, set_id), "questions": []})
+    with reading(engine) as session:
+        summaries = {s.qid: s for s in sets.list_questions(session, set_id)}
+    with reading(engine) as session:
+        questions = [sets.load_question(session, set_id, qid) for qid in qids]
     report = calibrate(backend, questions, settings=settings, global_variants=header.global_variants)
     for result in report.questions:
-        sets_repo.add_calibration_run(
-            engine,
-            set_id,
-            result.question_id,
-            summaries[result.question_id].current_version,
-            judge=report.judge,
-            prompt_sha256=report.prompt_sha256,
-            reproduced=result.reproduced,
-            report_json=result.model_dump_json(),
-        )
+        with unit_of_work(engine) as tx:
+            sets.add_calibration_run(
+                tx,
+                set_id,
+                result.question_id,
+                summaries[result.question_id].current_version,
+                judge=report.judge,
+                prompt_sha256=report.prompt_sha256,
+                reproduced=result.reproduced,
+                report_json=result.model_dump_json(),
+            )
     return report.questions
 
 
@@ -70,12 +75,14 @@ def calibrate_set(
 
 def active_qids(engine: Engine, set_id: int) -> list[str]:
     """The set's questions less the retired ones (a retired question is never calibrated)."""
-    return [s.qid for s in sets_repo.list_questions(engine, set_id) if is_active(s.review_status)]
+    with reading(engine) as session:
+        return [s.qid for s in sets.list_questions(session, set_id) if is_active(s.review_status)]
 
 
 def latest_calibration(engine: Engine, set_id: int, qid: str) -> tuple[str, QuestionCalibration] | None:
     """(judge, result) of the newest calibration of the current version, or None."""
-    run = sets_repo.latest_calibration_run(engine, set_id, qid)
+    with reading(engine) as session:
+        run = sets.latest_calibration_run(session, set_id, qid)
     if run is None:
         return None
     return run.judge, QuestionCalibration.model_validate_json(run.report_json)
@@ -83,10 +90,11 @@ def latest_calibration(engine: Engine, set_id: int, qid: str) -> tuple[str, Ques
 
 def latest_calibrations(engine: Engine, set_id: int) -> dict[str, tuple[str, QuestionCalibration]]:
     """:func:`latest_calibration` of every question of the set that has one (one query)."""
-    return {
-        qid: (run.judge, QuestionCalibration.model_validate_json(run.report_json))
-        for qid, run in sets_repo.latest_calibration_runs(engine, set_id).items()
-    }
+    with reading(engine) as session:
+        return {
+            qid: (run.judge, QuestionCalibration.model_validate_json(run.report_json))
+            for qid, run in sets.latest_calibration_runs(session, set_id).items()
+        }
 
 
 def approval_requires_calibration(engine: Engine) -> bool:

@@ -13,8 +13,9 @@ from gtreview.app.results import readings_of
 from gtreview.report.run_report import write_run_report
 from gtreview.results.analysis import RunAnalysis, analyse
 from gtreview.results.loader import RunResults, load_run_results
-from gtreview.store import sets_repo
-from gtreview.store.review_records import signoffs
+from gtreview.store import sets
+from gtreview.store.db import reading
+from gtreview.store.sets import signoffs
 
 
 class ReportCover(BaseModel):
@@ -33,8 +34,10 @@ def report_cover(engine: Engine, results: RunResults) -> ReportCover:
     set_id = results.set_id if results.set_id is not None else _set_signed_as(engine, results.rubric_hash)
     if set_id is None:
         return ReportCover()
-    set_name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
-    matching = [s for s in signoffs(engine, set_id) if s.content_hash == results.rubric_hash]
+    with reading(engine) as session:
+        set_name = next((s.name for s in sets.list_sets(session) if s.id == set_id), "")
+    with reading(engine) as session:
+        matching = [s for s in signoffs(session, set_id) if s.content_hash == results.rubric_hash]
     signoff = (
         f"sign-off #{matching[-1].number} by {matching[-1].reviewer}, {matching[-1].signed_at:%Y-%m-%d}"
         if matching
@@ -48,9 +51,10 @@ def _set_signed_as(engine: Engine, rubric_hash: str) -> int | None:
     rubric file names no set, but its content hash says which one it was)."""
     if not rubric_hash:
         return None
-    for summary in sets_repo.list_sets(engine):
-        if any(s.content_hash == rubric_hash for s in signoffs(engine, summary.id)):
-            return summary.id
+    with reading(engine) as session:
+        for summary in sets.list_sets(session):
+            if any(s.content_hash == rubric_hash for s in signoffs(session, summary.id)):
+                return summary.id
     return None
 
 

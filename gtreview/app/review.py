@@ -22,11 +22,12 @@ from gtreview.core.rubric import Question, Rubric
 from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.judging.calibration import QuestionCalibration
-from gtreview.store import sets_repo, tables
+from gtreview.store import sets, tables
 from gtreview.store.corpus_repo import list_documents, load_documents
-from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signoffs
-from gtreview.store.sets_repo import SetSummary as SetSummary  # re-exported: the read models the GUI shows
-from gtreview.store.sets_repo import VersionInfo as VersionInfo
+from gtreview.store.db import reading
+from gtreview.store.sets import HistoryEntry, SignoffInfo, history, signoffs
+from gtreview.store.sets import SetSummary as SetSummary  # re-exported: the read models the GUI shows
+from gtreview.store.sets import VersionInfo as VersionInfo
 from gtreview.store.tables import Document as Document
 
 
@@ -113,7 +114,7 @@ def question_findings(content: dict[str, Any], index: CorpusIndex | None) -> lis
 
 
 def _row(
-    summary: sets_repo.QuestionSummary,
+    summary: sets.QuestionSummary,
     content: dict[str, Any],
     index: CorpusIndex | None,
     calibrated: tables.CalibrationRun | None,
@@ -159,8 +160,10 @@ def _texts(value: Any) -> list[str]:
 
 def question_rows(engine: Engine, set_id: int, index: CorpusIndex | None = None) -> list[QuestionRow]:
     """Every row; with the corpus index, unresolved locators are counted among the errors."""
-    calibrated = sets_repo.latest_calibration_runs(engine, set_id)
-    contents = sets_repo.current_contents(engine, set_id)
+    with reading(engine) as session:
+        calibrated = sets.latest_calibration_runs(session, set_id)
+    with reading(engine) as session:
+        contents = sets.current_contents(session, set_id)
     by_id = {summary.qid: content for summary, content in contents}
     return [_row(summary, content, index, calibrated.get(summary.qid), by_id) for summary, content in contents]
 
@@ -171,17 +174,21 @@ def original_of(engine: Engine, set_id: int, content: dict[str, Any]) -> dict[st
     if not isinstance(original_id, str):
         return {}
     try:
-        return {original_id: sets_repo.load_question(engine, set_id, original_id).to_json_dict()}
+        with reading(engine) as session:
+            return {original_id: sets.load_question(session, set_id, original_id).to_json_dict()}
     except KeyError:
         return {}
 
 
 def question_row(engine: Engine, set_id: int, qid: str, index: CorpusIndex | None = None) -> QuestionRow:
     """One refreshed row, after an edit or a review action on that question."""
-    summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == qid)
-    content = sets_repo.load_question(engine, set_id, qid).to_json_dict()
+    with reading(engine) as session:
+        summary = next(s for s in sets.list_questions(session, set_id) if s.qid == qid)
+    with reading(engine) as session:
+        content = sets.load_question(session, set_id, qid).to_json_dict()
     others = original_of(engine, set_id, content)
-    return _row(summary, content, index, sets_repo.latest_calibration_run(engine, set_id, qid), others)
+    with reading(engine) as session:
+        return _row(summary, content, index, sets.latest_calibration_run(session, set_id, qid), others)
 
 
 def with_paraphrases(engine: Engine, set_id: int, qids: list[str]) -> list[str]:
@@ -189,7 +196,8 @@ def with_paraphrases(engine: Engine, set_id: int, qids: list[str]) -> list[str]:
     paraphrases still carry its rubric, so their rows are read again with it."""
     wanted = list(dict.fromkeys(qids))
     for qid in qids:
-        wanted += [p for p in sets_repo.paraphrase_ids(engine, set_id, qid) if p not in wanted]
+        with reading(engine) as session:
+            wanted += [p for p in sets.paraphrase_ids(session, set_id, qid) if p not in wanted]
     return wanted
 
 
@@ -219,21 +227,24 @@ def check_rubric_evidence(index: CorpusIndex, rubric: Rubric) -> list[EvidenceCh
 
 
 def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -> QuestionDetail:
-    question = sets_repo.load_question(engine, set_id, qid)
-    summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == qid)
+    with reading(engine) as session:
+        question = sets.load_question(session, set_id, qid)
+    with reading(engine) as session:
+        summary = next(s for s in sets.list_questions(session, set_id) if s.qid == qid)
     evidence = [index.resolve(item.source or "", item.locator or "") for item in question.evidence]
     content = question.to_json_dict()
-    return QuestionDetail(
-        set_id=set_id,
-        question=question,
-        review_status=summary.review_status,
-        version=summary.current_version,
-        findings=validate_question(content)
-        + (unresolved_findings(question.id, evidence) if checks_locators(index) else [])
-        + paraphrase_findings(content, original_of(engine, set_id, content)),
-        evidence=evidence,
-        paraphrases=sets_repo.paraphrase_ids(engine, set_id, qid),
-    )
+    with reading(engine) as session:
+        return QuestionDetail(
+            set_id=set_id,
+            question=question,
+            review_status=summary.review_status,
+            version=summary.current_version,
+            findings=validate_question(content)
+            + (unresolved_findings(question.id, evidence) if checks_locators(index) else [])
+            + paraphrase_findings(content, original_of(engine, set_id, content)),
+            evidence=evidence,
+            paraphrases=sets.paraphrase_ids(session, set_id, qid),
+        )
 
 
 # -- what one view of the review window shows, read in one go (off the GUI thread) ----
@@ -245,18 +256,19 @@ class QuestionPane(BaseModel):
     detail: QuestionDetail
     calibration: tuple[str, QuestionCalibration] | None
     history: list[HistoryEntry]
-    versions: list[sets_repo.VersionInfo]
+    versions: list[sets.VersionInfo]
 
 
 def question_pane(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -> QuestionPane:
     from gtreview.app.question_calibration import latest_calibration
 
-    return QuestionPane(
-        detail=question_detail(engine, index, set_id, qid),
-        calibration=latest_calibration(engine, set_id, qid),
-        history=history(engine, set_id, qid),
-        versions=sets_repo.list_versions(engine, set_id, qid),
-    )
+    with reading(engine) as session:
+        return QuestionPane(
+            detail=question_detail(engine, index, set_id, qid),
+            calibration=latest_calibration(engine, set_id, qid),
+            history=history(session, set_id, qid),
+            versions=sets.list_versions(session, set_id, qid),
+        )
 
 
 class SetOverview(BaseModel):
@@ -270,7 +282,8 @@ class SetOverview(BaseModel):
 
 
 def set_name(engine: Engine, set_id: int) -> str:
-    return next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
+    with reading(engine) as session:
+        return next((s.name for s in sets.list_sets(session) if s.id == set_id), "")
 
 
 def set_overview(
@@ -283,7 +296,8 @@ def set_overview(
         rows = question_rows(engine, set_id, index)
     else:
         rows = [question_row(engine, set_id, q, index) for q in with_paraphrases(engine, set_id, qids)]
-    signed = signoffs(engine, set_id)
+    with reading(engine) as session:
+        signed = signoffs(session, set_id)
     return SetOverview(
         set_id=set_id,
         name=name,
@@ -296,7 +310,8 @@ def set_overview(
 def edited_since(engine: Engine, set_id: int, signoff: SignoffInfo) -> bool:
     """Whether a question's current version was saved after ``signoff`` (one query)."""
     signed_at = signoff.signed_at if signoff.signed_at.tzinfo is not None else signoff.signed_at.replace(tzinfo=UTC)
-    return sets_repo.versions_saved_since(engine, set_id, signed_at) > 0
+    with reading(engine) as session:
+        return sets.versions_saved_since(session, set_id, signed_at) > 0
 
 
 def changed_since_signoff(rows: list[QuestionRow], signoff: SignoffInfo, edited: bool) -> bool:
@@ -318,7 +333,7 @@ class ProjectOverview(BaseModel):
     model_config = {"arbitrary_types_allowed": True}
 
     documents: list[Document]
-    sets: list[sets_repo.SetSummary]
+    sets: list[SetSummary]
     signoffs: dict[int, list[SignoffInfo]]
     runs: list[tuple[int, str]]
 
@@ -326,10 +341,12 @@ class ProjectOverview(BaseModel):
 def project_overview(engine: Engine) -> ProjectOverview:
     from gtreview.app.results import reportable_runs
 
-    sets = sets_repo.list_sets(engine)
-    return ProjectOverview(
-        documents=list_documents(engine),
-        sets=sets,
-        signoffs={s.id: signoffs(engine, s.id) for s in sets},
-        runs=reportable_runs(engine),
-    )
+    with reading(engine) as session:
+        summaries = sets.list_sets(session)
+    with reading(engine) as session:
+        return ProjectOverview(
+            documents=list_documents(engine),
+            sets=summaries,
+            signoffs={s.id: signoffs(session, s.id) for s in summaries},
+            runs=reportable_runs(engine),
+        )

@@ -22,7 +22,8 @@ from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.files import write_text_atomic
 from gtreview.interop.grading_guide import render_grading_guide
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 
 ExportFormat = Literal["json", "md"]
 
@@ -94,41 +95,44 @@ def import_rubric(engine: Engine, source: RubricSource, *, actor: str, as_new: b
     """
     already = False
     try:
-        set_id = sets_repo.import_rubric(
-            engine,
-            source.rubric,
-            source_name=source.path.name,
-            source_sha256=source.sha256,
-            actor=actor,
-            source_text=source.text or None,
-            if_absent=not as_new,
-        )
-    except sets_repo.SetAlreadyImportedError as exc:
+        with unit_of_work(engine) as tx:
+            set_id = sets.import_rubric(
+                tx,
+                source.rubric,
+                source_name=source.path.name,
+                source_sha256=source.sha256,
+                actor=actor,
+                source_text=source.text or None,
+                if_absent=not as_new,
+            )
+    except sets.SetAlreadyImportedError as exc:
         set_id, already = exc.set_id, True
-    except sets_repo.SetImportError as exc:
+    except sets.SetImportError as exc:
         raise RubricFileError(f"{source.path}: {exc}") from None
     index = corpus_index(engine)
     locators = check_locators(engine, source.rubric, index)
-    return RubricImport(
-        set_id=set_id,
-        questions=len(source.rubric.questions),
-        errors=source.errors,
-        warnings=source.warnings,
-        locators=locators,
-        corpus_checked=checks_locators(index),
-        already_in_project=already,
-        set_name=next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), ""),
-    )
+    with reading(engine) as session:
+        return RubricImport(
+            set_id=set_id,
+            questions=len(source.rubric.questions),
+            errors=source.errors,
+            warnings=source.warnings,
+            locators=locators,
+            corpus_checked=checks_locators(index),
+            already_in_project=already,
+            set_name=next((s.name for s in sets.list_sets(session) if s.id == set_id), ""),
+        )
 
 
 def chosen_set(engine: Engine, set_id: int | None) -> int:
     """``set_id`` when the project has it; with None, the project's only set."""
-    sets = sets_repo.list_sets(engine)
+    with reading(engine) as session:
+        summaries = sets.list_sets(session)
     if set_id is None:
-        if len(sets) != 1:
-            raise SetChoiceError(f"the project has {len(sets)} sets; name one with --set")
-        return sets[0].id
-    if set_id not in {s.id for s in sets}:
+        if len(summaries) != 1:
+            raise SetChoiceError(f"the project has {len(summaries)} sets; name one with --set")
+        return summaries[0].id
+    if set_id not in {s.id for s in summaries}:
         raise SetChoiceError(f"the project has no set {set_id}")
     return set_id
 
@@ -150,13 +154,15 @@ def export_set(
     from gtreview.app.workflow import frozen_rubric
 
     chosen = chosen_set(engine, set_id)
-    everything = sets_repo.export_rubric(engine, chosen)
+    with reading(engine) as session:
+        everything = sets.export_rubric(session, chosen)
     rubric = everything if include_retired else frozen_rubric(engine, chosen)
     kept = {q.id for q in rubric.questions}
     retired = [q.id for q in everything.questions if q.id not in kept]
     if format == "md":
         text = render_grading_guide(rubric)
     else:
-        text = rubric_to_json_text(rubric, like=sets_repo.source_text(engine, chosen))
+        with reading(engine) as session:
+            text = rubric_to_json_text(rubric, like=sets.source_text(session, chosen))
     write_text_atomic(out, text)
     return RubricExport(set_id=chosen, format=format, path=out, retired_left_out=retired)

@@ -7,7 +7,8 @@ from pathlib import Path
 from gtreview.app.corpus_import import import_corpus
 from gtreview.interop.rubric_files import read_rubric_file, to_rubric
 from gtreview.paths import sample_corpus_dir
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import DB_FILE, Project, create_project, open_project
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 
@@ -30,16 +31,19 @@ def ensure_sample_project(folder: Path) -> Project:
     project = open_project(folder) if (folder.expanduser() / DB_FILE).exists() else create_project(folder)
     root = sample_corpus_dir()
     import_corpus(project.engine, [root / name for name in SAMPLE_CORPUS_FOLDERS if (root / name).is_dir()])
-    if not sets_repo.list_sets(project.engine):
+    rubric_file = read_rubric_file(sample_rubric_path())
+    with unit_of_work(project.engine) as tx:  # the check and the import in one transaction: one sample set
+        imported = not sets.list_sets(tx)
+        if imported:
+            sets.import_rubric(
+                tx,
+                to_rubric(rubric_file),
+                source_name=SAMPLE_RUBRIC.name,
+                source_sha256=rubric_file.sha256,
+                actor=SAMPLE_ACTOR,
+            )
+    if imported:
         # The sample ships no judge model, so its questions can be approved without a
         # calibration run; new projects require one (Review menu to change).
         set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
-        rubric_file = read_rubric_file(sample_rubric_path())
-        sets_repo.import_rubric(
-            project.engine,
-            to_rubric(rubric_file),
-            source_name=SAMPLE_RUBRIC.name,
-            source_sha256=rubric_file.sha256,
-            actor=SAMPLE_ACTOR,
-        )
     return project

@@ -2,7 +2,7 @@
 
 The statuses and the transition rules are ``core.review_flow``'s table; here each intent
 reads the question's status, asks the table, and records the new status with its audit
-entry in ONE write transaction (``store.db.write_session``, BEGIN IMMEDIATE), so no
+entry in ONE unit of work (``store.db.unit_of_work``, BEGIN IMMEDIATE), so no
 other writer can retire, approve or reopen the question between the check and the
 write. It returns what changed (``ReviewChange``).
 
@@ -30,10 +30,9 @@ from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decid
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
-from gtreview.store import sets_repo
-from gtreview.store.db import write_session
-from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signed_rubric_text, signoffs
-from gtreview.store.sets_repo import QuestionSummary
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
+from gtreview.store.sets import HistoryEntry, QuestionSummary, SignoffInfo
 
 
 class WorkflowError(UserError):
@@ -70,7 +69,7 @@ class UnresolvedEvidence(WorkflowError):
         super().__init__(f"{qid}: {first}{more}; approving it needs a reason")
 
 
-ReviewConflictError = sets_repo.ReviewConflictError  # a decision on a version no longer current
+ReviewConflictError = sets.ReviewConflictError  # a decision on a version no longer current
 
 
 def _no_question(qid: str) -> WorkflowError:
@@ -89,18 +88,15 @@ def _decide(
 ) -> ReviewChange:
     """One review decision in one write transaction: read the status, apply the table,
     record the new status and its audit entry (on ``version`` when given), commit."""
-    with write_session(engine) as session:
+    with unit_of_work(engine) as tx:
         try:
-            state = sets_repo.review_state(session, set_id, qid)
+            state = sets.get_question(tx, set_id, qid)
         except KeyError:
             raise _no_question(qid) from None
         after = decide(state.review_status, action, qid=qid, comment=comment)
         if isinstance(after, Refusal):
             raise ReviewRefused(after)
-        recorded = sets_repo.record_review(
-            session, set_id, qid, after, actor=reviewer, comment=comment, version=version
-        )
-        session.commit()
+        recorded = sets.record_review(tx, set_id, qid, after, actor=reviewer, comment=comment, version=version)
     return ReviewChange(
         set_id=set_id, qid=qid, action=action, before=state.review_status, after=after, version=recorded
     )
@@ -109,9 +105,11 @@ def _decide(
 def _refuse_early(engine: Engine, set_id: int, qid: str, action: ReviewAction, comment: str) -> None:
     """Refuse an action the status already rules out before its slower checks run (the
     transaction that records it asks the table again)."""
-    status = next((s.review_status for s in sets_repo.list_questions(engine, set_id) if s.qid == qid), None)
-    if status is None:
-        raise _no_question(qid)
+    try:
+        with reading(engine) as session:
+            status = sets.get_question(session, set_id, qid).review_status
+    except KeyError:
+        raise _no_question(qid) from None
     after = decide(status, action, qid=qid, comment=comment)
     if isinstance(after, Refusal):
         raise ReviewRefused(after)
@@ -140,13 +138,15 @@ def approve(
 
     The version approved is the one checked here (or ``version``, the one the reviewer
     saw): when another writer saves a newer one meanwhile, the approval is refused
-    (``sets_repo.ReviewConflictError``) rather than given to content nobody checked. The
+    (``sets.ReviewConflictError``) rather than given to content nobody checked. The
     status is read again, and the approval recorded, in one write transaction: a question
     retired meanwhile is not approved."""
     _refuse_early(engine, set_id, qid, ReviewAction.APPROVE, comment)
-    checked, question = sets_repo.load_current(engine, set_id, qid)
+    with reading(engine) as session:
+        checked, question = sets.load_current(session, set_id, qid)
     if version is not None and version != checked:
-        newest = sets_repo.list_versions(engine, set_id, qid)[-1]
+        with reading(engine) as session:
+            newest = sets.list_versions(session, set_id, qid)[-1]
         raise ReviewConflictError(qid, version, checked, newest.author, "approved")
     content = question.to_json_dict()
     # a paraphrase of no question of the set (or of another paraphrase) is an error like any other
@@ -203,7 +203,8 @@ def frozen_rubric(engine: Engine, set_id: int) -> Rubric:
     """The set as a sign-off freezes it and a pass runs it: its active questions (retired
     ones left out, the question count to match), so a pass over a signed-off set carries
     the sign-off's content hash."""
-    return _frozen(sets_repo.list_questions(engine, set_id), sets_repo.export_rubric(engine, set_id))
+    with reading(engine) as session:
+        return _frozen(sets.list_questions(session, set_id), sets.export_rubric(session, set_id))
 
 
 def _refuse_sign_off(summaries: list[QuestionSummary]) -> None:
@@ -215,7 +216,8 @@ def _refuse_sign_off(summaries: list[QuestionSummary]) -> None:
 def check_ready_to_sign(engine: Engine, set_id: int) -> None:
     """Raise WorkflowError, saying why, unless every active question is approved (asked
     before the sign-off note, so the note is not typed in vain)."""
-    _refuse_sign_off(sets_repo.list_questions(engine, set_id))
+    with reading(engine) as session:
+        _refuse_sign_off(sets.list_questions(session, set_id))
 
 
 def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -> SignoffInfo:
@@ -228,17 +230,35 @@ def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -
     """
     if not reviewer.strip():
         raise WorkflowError("a sign-off needs the reviewer's name")
-    with write_session(engine) as session:
-        summaries = sets_repo.question_summaries(session, set_id)
+    with unit_of_work(engine) as tx:
+        summaries = sets.list_questions(tx, set_id)
         _refuse_sign_off(summaries)
-        rubric = _frozen(summaries, sets_repo.set_rubric(session, set_id))
+        rubric = _frozen(summaries, sets.export_rubric(tx, set_id))
         text = rubric_to_json_text(rubric)
         content_hash = canonical_hash(rubric.to_json_dict())
-        number = sets_repo.record_signoff(
-            session, set_id, text, content_hash, len(rubric.questions), reviewer=reviewer, comment=comment
+        number = sets.record_signoff(
+            tx, set_id, text, content_hash, len(rubric.questions), reviewer=reviewer, comment=comment
         )
-        session.commit()
-    return next(s for s in signoffs(engine, set_id) if s.number == number)
+        tx.flush()
+        return next(s for s in sets.signoffs(tx, set_id) if s.number == number)
+
+
+def history(engine: Engine, set_id: int, qid: str) -> list[HistoryEntry]:
+    """A question's audit trail, oldest first."""
+    with reading(engine) as session:
+        return sets.history(session, set_id, qid)
+
+
+def signoffs(engine: Engine, set_id: int) -> list[SignoffInfo]:
+    """The set's sign-offs, in number order."""
+    with reading(engine) as session:
+        return sets.signoffs(session, set_id)
+
+
+def signed_rubric_text(engine: Engine, set_id: int, number: int) -> str:
+    """The exact rubric file frozen by sign-off ``number`` (NoSuchSignoff when it has none)."""
+    with reading(engine) as session:
+        return sets.signed_rubric_text(session, set_id, number)
 
 
 __all__ = [

@@ -60,7 +60,8 @@ from gtreview.core.rubric import SCHEMA_VERSION, AccessMode, Question, Rubric, r
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.inference.backend import CompletionBackend
 from gtreview.judging.prompts import load_template
-from gtreview.store.sets_repo import import_rubric
+from gtreview.store.db import unit_of_work
+from gtreview.store.sets import import_rubric
 
 log = logging.getLogger(__name__)
 
@@ -377,4 +378,5 @@ def save_drafts(engine: Engine, result: DraftResult, *, set_name: str, actor: st
         raise NothingToSaveError(f"no question survived drafting, so no set was saved ({reasons or 'nothing ran'})")
     rubric = drafts_rubric(result, set_name=set_name)
     sha256 = hashlib.sha256(rubric_to_json_text(rubric).encode("utf-8")).hexdigest()
-    return import_rubric(engine, rubric, source_name=f"{set_name} (drafted)", source_sha256=sha256, actor=actor)
+    with unit_of_work(engine) as tx:
+        return import_rubric(tx, rubric, source_name=f"{set_name} (drafted)", source_sha256=sha256, actor=actor)

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview import __version__
 from gtreview.core.errors import UserError
@@ -42,7 +43,8 @@ from gtreview.report.signing import (
     strict_b64decode,
 )
 from gtreview.report.staging import write_folder_atomically
-from gtreview.store import review_records, sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 
 SCHEMA_VERSION = 1
 RUBRIC, GUIDE, QUESTIONS, SIGNOFFS = "rubric.json", "grading_guide.md", "questions.json", "signoffs.json"
@@ -147,35 +149,28 @@ def question_stub(question: Question) -> dict[str, Any]:
     return {"id": question.id, "section": question.section, "title": question.title, "question": question.question}
 
 
-def _signoffs_document(
-    engine: Engine, set_id: int, set_name: str, chosen: review_records.SignoffInfo, rubric: Rubric
-) -> dict[str, Any]:
+def _signoffs_document(session: Session, set_id: int, chosen: sets.SignoffInfo, rubric: Rubric) -> dict[str, Any]:
     """The sign-offs up to the released one, and the approvals of exactly the signed versions."""
     hashes = {canonical_hash(q.to_json_dict()): q.id for q in rubric.questions}
     approvals = [
-        {
-            "question_id": hashes[entry.content_hash],
-            **review_records.HistoryEntry.model_validate(entry).model_dump(mode="json"),
-        }
-        for entry in sets_repo.review_log(engine, set_id)
+        {"question_id": hashes[entry.content_hash], **sets.HistoryEntry.model_validate(entry).model_dump(mode="json")}
+        for entry in sets.review_log(session, set_id)
         if entry.action == ReviewStatus.APPROVED.value and entry.content_hash in hashes and entry.at <= chosen.signed_at
     ]
     return {
-        "set_name": set_name,
+        "set_name": sets.get_set(session, set_id).name,
         "released_signoff": chosen.number,
-        "signoffs": [
-            s.model_dump(mode="json") for s in review_records.signoffs(engine, set_id) if s.number <= chosen.number
-        ],
+        "signoffs": [s.model_dump(mode="json") for s in sets.signoffs(session, set_id) if s.number <= chosen.number],
         "approvals": approvals,
     }
 
 
-def _choose_signoff(engine: Engine, set_id: int, number: int | None) -> review_records.SignoffInfo:
+def _choose_signoff(session: Session, set_id: int, number: int | None) -> sets.SignoffInfo:
     try:
-        sets_repo.set_header(engine, set_id)
+        sets.get_set(session, set_id)
     except KeyError:
         raise ReleaseError(f"the project has no set {set_id}") from None
-    records = review_records.signoffs(engine, set_id)
+    records = sets.signoffs(session, set_id)
     if not records:
         raise ReleaseError(f"set {set_id} has no sign-off; approve its questions and sign it off first")
     if number is None:
@@ -201,17 +196,21 @@ def create_release(
     interrupted release never leaves a half-written bundle under the chosen name.
     """
     _check_out_dir(out_dir)
-    chosen = _choose_signoff(engine, set_id, signoff_number)
-    text = review_records.signed_rubric_text(engine, set_id, chosen.number)
-    if _hash_of_json(text) != chosen.content_hash:
-        raise ReleaseError(f"sign-off {chosen.number}'s stored rubric does not match its hash; the project was altered")
-    rubric = rubric_from_json_text(text)
-    set_name = next((s.name for s in sets_repo.list_sets(engine) if s.id == set_id), "")
+    with reading(engine) as session:  # one read: the sign-off, its frozen text and its record agree
+        chosen = _choose_signoff(session, set_id, signoff_number)
+        text = sets.signed_rubric_text(session, set_id, chosen.number)
+        if _hash_of_json(text) != chosen.content_hash:
+            raise ReleaseError(
+                f"sign-off {chosen.number}'s stored rubric does not match its hash; the project was altered"
+            )
+        rubric = rubric_from_json_text(text)
+        document = _signoffs_document(session, set_id, chosen, rubric)
+    set_name = str(document["set_name"])
     contents = {
         RUBRIC: text.encode("utf-8"),
         GUIDE: render_grading_guide(rubric).encode("utf-8"),
         QUESTIONS: dumps_harness_json([question_stub(q) for q in rubric.questions]).encode("utf-8"),
-        SIGNOFFS: _dump(_signoffs_document(engine, set_id, set_name, chosen, rubric)),
+        SIGNOFFS: _dump(document),
     }
     public = reviewer_key.public_key
     manifest = Manifest(

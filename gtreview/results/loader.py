@@ -17,15 +17,16 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from gtreview.core.grading import ComponentKind, component_kind, settle_awards
 from gtreview.core.numbering import natural_key
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.results.documents import project_question_documents
+from gtreview.results.legacy_imports import file_contract
 from gtreview.runs.record import ModelEntry, PassConfig, RunConfig, RunRecordError, RunSource, RunStatus
 from gtreview.runs.statuses import GenerationStatus, JudgementStatus, RecordKind
-from gtreview.store import runs_repo, sets_repo, tables
+from gtreview.store import db, runs_repo, sets, tables
 from gtreview.store.adjudication_repo import awards_of, effective
 
 KINDS = (ComponentKind.GATE, ComponentKind.BINARY, ComponentKind.REASONING)
@@ -325,7 +326,8 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         raise RunRecordError(f"run {run_id} has neither a pass plan nor imported files to report on")
     questions = stored.question_models()
     if not questions and row.set_id is not None:  # an import made before questions were kept with it
-        questions = sets_repo.export_rubric(engine, row.set_id).questions
+        with db.reading(engine) as session:
+            questions = sets.export_rubric(session, row.set_id).questions
     known = {q.id for q in questions}
     questions += [Question(id=qid) for qid in dict.fromkeys(s.qid for s in samples) if qid not in known]
     _apply_adjudications(samples, pairs, effective(engine, run_id), {q.id: q for q in questions})
@@ -501,11 +503,12 @@ def _apply_adjudications(
 
 
 def _by_keys(engine: Engine, model: Any, keys: list[str]) -> list[Any]:
-    rows: list[Any] = []
-    with Session(engine) as session:
-        for start in range(0, len(keys), 500):
-            rows.extend(session.exec(select(model).where(col(model.key).in_(keys[start : start + 500]))))
-    return rows
+    with db.reading(engine) as session:
+        return [
+            row
+            for start in range(0, len(keys), 500)
+            for row in session.exec(select(model).where(col(model.key).in_(keys[start : start + 500])))
+        ]
 
 
 def _sample(
@@ -533,7 +536,7 @@ def _sample(
     payload = json.loads(judgement.record_json)
     contract = payload.get("contract")
     if contract is None and imported and judgement.status == JudgementStatus.SCORED and judgement.total is not None:
-        contract = _file_contract(payload, judgement, question)
+        contract = file_contract(payload, judgement, question)
     if judgement.status != JudgementStatus.SCORED or contract is None:
         base.status, base.unscored_reason = SampleStatus.UNSCORED, payload.get("unscored_reason", "")
         return base
@@ -547,37 +550,3 @@ def _sample(
     base.reasons = {c["id"]: c.get("reason", "") for c in contract["components"]}
     base.adjustments = payload.get("adjustments", [])
     return base
-
-
-def _file_contract(payload: dict[str, Any], judgement: Any, question: Question | None = None) -> dict[str, Any]:
-    """A grader record from a score entry imported before imports kept one (total and gate as
-    recomputed at import; the awards settled by the same rules when the question is known, so
-    the total never contradicts them)."""
-    stored = payload.get("file")
-    file: dict[str, Any] = stored if isinstance(stored, dict) else {}
-    components = next((v for k, v in file.items() if k.endswith("_components") and isinstance(v, list)), [])
-    written = [c for c in components if isinstance(c, dict) and c.get("id") is not None]
-    awards = {str(c.get("id")): c.get("awarded") for c in written}
-    reasons = {str(c.get("id")): str(c.get("reason") or "") for c in written}
-    if question is not None and question.components:
-        whole = {cid: int(v) for cid, v in awards.items() if isinstance(v, int) and not isinstance(v, bool)}
-        settled, total = settle_awards(question, bool(judgement.gate_passed), whole)
-        return {
-            "total": total,
-            "gate_passed": bool(judgement.gate_passed),
-            "components": [{"id": cid, "awarded": v, "reason": reasons.get(cid, "")} for cid, v in settled.items()],
-            "adjudication_required": next(
-                (bool(v) for k, v in file.items() if k.endswith("_adjudication_required")), False
-            ),
-        }
-    return {
-        "total": judgement.total,
-        "gate_passed": bool(judgement.gate_passed),
-        "components": [
-            {"id": str(c.get("id")), "awarded": int(c.get("awarded") or 0), "reason": str(c.get("reason") or "")}
-            for c in written
-        ],
-        "adjudication_required": next(
-            (bool(v) for k, v in file.items() if k.endswith("_adjudication_required")), False
-        ),
-    }

@@ -65,6 +65,27 @@ def write_session(engine: Engine) -> Iterator[Session]:
         yield session
 
 
+@contextmanager
+def unit_of_work(engine: Engine) -> Iterator[Session]:
+    """One intent's write transaction: the write lock from the first statement (see
+    :func:`write_session`), committed when the block ends, rolled back if it raises.
+
+    An app intent reads what it decides on, applies the rules and writes the outcome in
+    it, so no other process's change falls between a check and its write. Objects read
+    in it stay readable after the commit (they are not expired)."""
+    with write_session(engine) as session:
+        session.expire_on_commit = False
+        yield session
+        session.commit()
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Session]:
+    """A session for reads only; it writes nothing (leaving it rolls back)."""
+    with Session(engine) as session:
+        yield session
+
+
 def alembic_config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))

@@ -17,8 +17,9 @@ from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
-from gtreview.store.sets_repo import import_rubric
+from gtreview.store.sets import import_rubric
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 from tests.rubric_factory import rubric
 
@@ -29,9 +30,8 @@ DATA = rubric(2)
 def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     project = create_project(tmp_path / "p")
-    set_id = import_rubric(
-        project.engine, Rubric.model_validate(DATA), source_name="r.json", source_sha256="s", actor="t"
-    )
+    with unit_of_work(project.engine) as tx:
+        set_id = import_rubric(tx, Rubric.model_validate(DATA), source_name="r.json", source_sha256="s", actor="t")
     questions = Rubric.model_validate(DATA).questions
 
     def judge(request: CompletionRequest) -> str:
@@ -203,14 +203,13 @@ def test_the_calibrations_of_a_set_read_at_once_are_those_read_one_by_one(tmp_pa
     query; it must be what the one-question read says, for every question."""
     from gtreview.app.question_calibration import latest_calibration, latest_calibrations
     from gtreview.judging.calibration import FixtureCheck, QuestionCalibration
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
 
     project = create_project(tmp_path / "p")
     try:
         data = rubric(3)
-        set_id = import_rubric(
-            project.engine, Rubric.model_validate(data), source_name="r", source_sha256="s", actor="t"
-        )
+        with unit_of_work(project.engine) as tx:
+            set_id = import_rubric(tx, Rubric.model_validate(data), source_name="r", source_sha256="s", actor="t")
 
         def calibrate(qid: str, version: int, judge: str, reproduced: bool) -> None:
             check = FixtureCheck(
@@ -224,22 +223,25 @@ def test_the_calibrations_of_a_set_read_at_once_are_those_read_one_by_one(tmp_pa
                 reproduced=reproduced,
             )
             report = QuestionCalibration(question_id=qid, fixtures=[check])
-            sets_repo.add_calibration_run(
-                project.engine,
-                set_id,
-                qid,
-                version,
-                judge=judge,
-                prompt_sha256="p",
-                reproduced=reproduced,
-                report_json=report.model_dump_json(),
-            )
+            with unit_of_work(project.engine) as tx:
+                sets.add_calibration_run(
+                    tx,
+                    set_id,
+                    qid,
+                    version,
+                    judge=judge,
+                    prompt_sha256="p",
+                    reproduced=reproduced,
+                    report_json=report.model_dump_json(),
+                )
 
         calibrate("A1", 1, "old judge", False)
         calibrate("A1", 1, "new judge", True)  # the newest of the current version counts
         calibrate("A2", 1, "judge", True)
-        question = sets_repo.load_question(project.engine, set_id, "A2")
-        sets_repo.save_question(project.engine, set_id, question.model_copy(update={"title": "Changed"}), author="t")
+        with reading(project.engine) as session:
+            question = sets.load_question(session, set_id, "A2")
+        with unit_of_work(project.engine) as tx:
+            sets.save_question(tx, set_id, question.model_copy(update={"title": "Changed"}), author="t")
         calibrate("A2", 1, "stale judge", False)  # of the replaced version: not the current one's
         one_by_one = {
             qid: found

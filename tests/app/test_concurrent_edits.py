@@ -7,8 +7,8 @@ import pytest
 
 from gtreview.app import editing
 from gtreview.core.rubric import Rubric
-from gtreview.store import sets_repo
-from gtreview.store.db import BUSY_TIMEOUT_MS, write_session
+from gtreview.store import sets
+from gtreview.store.db import BUSY_TIMEOUT_MS, reading, unit_of_work, write_session
 from gtreview.store.project import DB_FILE, Project, open_project
 from tests.projects import new_project
 from tests.rubric_factory import rubric
@@ -17,9 +17,10 @@ from tests.rubric_factory import rubric
 @pytest.fixture()
 def two(tmp_path: Path):  # type: ignore[no-untyped-def]
     alice = open_project(new_project(tmp_path / "p"))
-    set_id = sets_repo.import_rubric(
-        alice.engine, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="setup"
-    )
+    with unit_of_work(alice.engine) as tx:
+        set_id = sets.import_rubric(
+            tx, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="setup"
+        )
     bob = open_project(new_project(tmp_path / "p"))
     yield alice, bob, set_id
     alice.close()
@@ -27,10 +28,10 @@ def two(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def titles(project: Project, set_id: int) -> list[str | None]:
-    return [
-        sets_repo.load_version(project.engine, set_id, "A1", v.version).title
-        for v in sets_repo.list_versions(project.engine, set_id, "A1")
-    ]
+    with reading(project.engine) as session:
+        return [
+            sets.load_version(session, set_id, "A1", v.version).title for v in sets.list_versions(session, set_id, "A1")
+        ]
 
 
 def test_a_stale_edit_is_refused_naming_the_newer_version_and_keeps_the_text(two) -> None:  # type: ignore[no-untyped-def]
@@ -47,19 +48,22 @@ def test_a_stale_edit_is_refused_naming_the_newer_version_and_keeps_the_text(two
     saved = editing.apply_edit(
         alice.engine, set_id, "A1", ("principle",), "Alice's principle", author="alice", base_version=2
     )
-    current = sets_repo.load_question(alice.engine, set_id, "A1")
+    with reading(alice.engine) as session:
+        current = sets.load_question(session, set_id, "A1")
     assert saved.version == 3 and current.title == "Bob's title" and current.principle == "Alice's principle"
 
 
 def test_a_stale_whole_question_save_is_refused(two) -> None:  # type: ignore[no-untyped-def]
     alice, bob, set_id = two
-    seen = sets_repo.load_question(alice.engine, set_id, "A1").to_json_dict()
+    with reading(alice.engine) as session:
+        seen = sets.load_question(session, set_id, "A1").to_json_dict()
     editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
     with pytest.raises(editing.EditConflictError, match="now version 2"):
         editing.save_content(
             alice.engine, set_id, "A1", {**seen, "model_answer": "Alice's"}, author="alice", base_version=1
         )
-    assert sets_repo.load_question(alice.engine, set_id, "A1").title == "Bob's title"
+    with reading(alice.engine) as session:
+        assert sets.load_question(session, set_id, "A1").title == "Bob's title"
 
 
 def test_a_stale_edit_that_changes_nothing_is_no_conflict(two) -> None:  # type: ignore[no-untyped-def]
@@ -96,10 +100,11 @@ def test_an_approval_of_a_version_no_longer_current_is_refused(two) -> None:  # 
     alice, bob, set_id = two
     set_setting(alice.engine, APPROVAL_REQUIRES_CALIBRATION, False)
     editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
-    with pytest.raises(sets_repo.ReviewConflictError, match=r"changed by bob \(now version 2\).*not approved"):
+    with pytest.raises(sets.ReviewConflictError, match=r"changed by bob \(now version 2\).*not approved"):
         workflow.approve(alice.engine, set_id, "A1", reviewer="alice", version=1)
-    statuses = {q.qid: q.review_status for q in sets_repo.list_questions(alice.engine, set_id)}
-    assert statuses["A1"] is sets_repo.ReviewStatus.DRAFT
+    with reading(alice.engine) as session:
+        statuses = {q.qid: q.review_status for q in sets.list_questions(session, set_id)}
+    assert statuses["A1"] is sets.ReviewStatus.DRAFT
     workflow.approve(alice.engine, set_id, "A1", reviewer="alice", version=2)  # the version now shown
     approval = workflow.history(alice.engine, set_id, "A1")[-1]
     assert approval.action == "approved" and approval.version == 2
@@ -110,8 +115,9 @@ def test_a_review_decision_is_recorded_only_on_the_version_it_names(two) -> None
     the record makes the record refuse."""
     alice, bob, set_id = two
     editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
-    with pytest.raises(sets_repo.ReviewConflictError, match="now version 2"):
-        sets_repo.set_review_status(alice.engine, set_id, "A1", sets_repo.ReviewStatus.APPROVED, actor="a", version=1)
+    with pytest.raises(sets.ReviewConflictError, match="now version 2"):
+        with unit_of_work(alice.engine) as tx:
+            sets.record_review(tx, set_id, "A1", sets.ReviewStatus.APPROVED, actor="a", version=1)
 
 
 def test_two_processes_setting_new_project_settings_at_once_both_succeed(two) -> None:  # type: ignore[no-untyped-def]

@@ -20,9 +20,10 @@ from gtreview.app.rubrics import export_set
 from gtreview.core.rubric import Rubric
 from gtreview.report.release import ReleaseError
 from gtreview.report.signing import ensure_reviewer_key
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
-from gtreview.store.sets_repo import DamagedVersionError
+from gtreview.store.sets import DamagedVersionError
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
 
@@ -32,9 +33,10 @@ DAMAGED_A2 = r"set 1 question A2 version 1 is damaged: its stored content no lon
 @pytest.fixture()
 def project(tmp_path: Path) -> Iterator[tuple[Engine, Path]]:
     opened = create_project(tmp_path / "project")
-    sets_repo.import_rubric(
-        opened.engine, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
-    )
+    with unit_of_work(opened.engine) as tx:
+        sets.import_rubric(
+            tx, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
+        )
     set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)
     yield opened.engine, opened.db_path
     opened.close()
@@ -68,7 +70,8 @@ def test_an_export_refuses_a_damaged_version_and_keeps_the_previous_file(
             export_set(engine, out, format=format)
         assert "\n" not in str(info.value) and info.value.exit_status == 2
     assert out.read_bytes() == good
-    assert sets_repo.load_question(engine, 1, "A1").id == "A1"  # the sound questions still open
+    with reading(engine) as session:
+        assert sets.load_question(session, 1, "A1").id == "A1"  # the sound questions still open
 
 
 def test_the_cli_export_exits_2_in_one_line(project: tuple[Engine, Path], tmp_path: Path) -> None:
@@ -94,7 +97,8 @@ def test_approval_and_sign_off_refuse_a_damaged_version(project: tuple[Engine, P
     flip_a_bit(db_path)
     with pytest.raises(DamagedVersionError, match=DAMAGED_A2):
         workflow.sign_off(engine, 1, reviewer="Dr Geo")
-    assert sets_repo.list_signoffs(engine, 1) == []
+    with reading(engine) as session:
+        assert sets.list_signoffs(session, 1) == []
     with pytest.raises(DamagedVersionError, match=DAMAGED_A2):
         workflow.reopen(engine, 1, "A2", reviewer="geo")  # no audit entry vouches for the damaged text
     with pytest.raises(DamagedVersionError, match=DAMAGED_A2):
@@ -108,7 +112,8 @@ def test_a_damaged_hash_is_caught_as_well_as_damaged_text(project: tuple[Engine,
     connection.commit()
     connection.close()
     with pytest.raises(DamagedVersionError, match=r"set 1 question A2 version 1 is damaged"):
-        sets_repo.export_rubric(engine, 1)
+        with reading(engine) as session:
+            sets.export_rubric(session, 1)
 
 
 def test_a_release_of_a_damaged_sign_off_is_one_line(project: tuple[Engine, Path], tmp_path: Path) -> None:

@@ -12,8 +12,9 @@ from gtreview.app.drafting import DraftSetupError, draft_new_set, read_prices
 from gtreview.authoring.pricing import PriceTable
 from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionBackend
-from gtreview.store import sets_repo
+from gtreview.store import sets
 from gtreview.store.corpus_repo import import_documents
+from gtreview.store.db import reading
 from gtreview.store.project import Project, create_project
 from tests.authoring.fakes import DraftScript, corpus
 from tests.judging.scripted import ScriptedBackend
@@ -35,11 +36,11 @@ def test_drafts_are_saved_as_a_new_set(project: Project) -> None:
     outcome = draft_new_set(project.engine, "drafter", n_questions=2, actor="geo", name="Wirrim", open_backend=scripted)
     assert outcome.complete and outcome.requested == 2 and outcome.set_id is not None
     assert [d.question.id for d in outcome.result.drafts] == ["D1", "D2"] and not outcome.result.cancelled
-    [summary] = sets_repo.list_sets(project.engine)
+    with reading(project.engine) as session:
+        [summary] = sets.list_sets(session)
     assert (summary.id, summary.name) == (outcome.set_id, "Wirrim")
-    assert {q.review_status for q in sets_repo.list_questions(project.engine, summary.id)} == {
-        sets_repo.ReviewStatus.DRAFT
-    }
+    with reading(project.engine) as session:
+        assert {q.review_status for q in sets.list_questions(session, summary.id)} == {sets.ReviewStatus.DRAFT}
 
 
 def test_a_cancelled_draft_saves_nothing_and_says_so(project: Project) -> None:
@@ -48,7 +49,8 @@ def test_a_cancelled_draft_saves_nothing_and_says_so(project: Project) -> None:
     cancel.set()
     outcome = draft_new_set(project.engine, "drafter", n_questions=2, actor="geo", cancel=cancel, open_backend=scripted)
     assert outcome.result.cancelled and outcome.set_id is None and not outcome.complete
-    assert sets_repo.list_sets(project.engine) == []
+    with reading(project.engine) as session:
+        assert sets.list_sets(session) == []
 
 
 def test_refusals_come_before_the_model_loads(project: Project, tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ from gtreview.app.judging import compare_answer_files, score_answer_file
 from gtreview.app.rubrics import export_set
 from gtreview.core.rubric import Rubric
 from gtreview.files import OutputFileError
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import create_project
 from tests.app.test_judging import RUBRIC, opener
 from tests.rubric_factory import rubric
@@ -73,9 +74,8 @@ def test_a_failed_rubric_export_keeps_the_previous_one(
 ) -> None:
     project = create_project(tmp_path / "project")
     try:
-        sets_repo.import_rubric(
-            project.engine, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="t"
-        )
+        with unit_of_work(project.engine) as tx:
+            sets.import_rubric(tx, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="t")
         out = tmp_path / "out" / f"rubric.{format}"
         out.parent.mkdir()
         export_set(project.engine, out, format=format)  # type: ignore[arg-type]

@@ -38,7 +38,8 @@ from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import adjudication_repo, sets_repo
+from gtreview.store import adjudication_repo, sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import Project, open_project
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 
@@ -64,7 +65,8 @@ def judge_reply(questions: dict[str, Question], *, miss: str = ""):  # type: ign
 
 
 def _questions(engine) -> dict[str, Question]:  # type: ignore[no-untyped-def]
-    return {q.id: q for q in sets_repo.export_rubric(engine, SET_ID).questions}
+    with reading(engine) as session:
+        return {q.id: q for q in sets.export_rubric(session, SET_ID).questions}
 
 
 def _pass(project: Project, name: str = "gate") -> int:
@@ -151,21 +153,24 @@ def test_another_judge_or_prompt_does_not_gate(project: Project) -> None:
     assert gate.line.startswith("Judge NOT gated: calibrated only by another judge: A1, ")
 
     first = gate.questions[0].qid
-    version = sets_repo.list_questions(project.engine, SET_ID)[0].current_version
-    sets_repo.add_calibration_run(  # the same judge, but an older prompt template
-        project.engine, SET_ID, first, version, judge="judge", prompt_sha256="0" * 64, reproduced=True, report_json="{}"
-    )
+    with reading(project.engine) as session:
+        version = sets.list_questions(session, SET_ID)[0].current_version
+    with unit_of_work(project.engine) as tx:
+        sets.add_calibration_run(  # the same judge, but an older prompt template
+            tx, SET_ID, first, version, judge="judge", prompt_sha256="0" * 64, reproduced=True, report_json="{}"
+        )
     assert _states(judge_gate(project.engine, 1))[first] is FixtureState.OTHER_PROMPT
-    sets_repo.add_calibration_run(  # a damaged record of the right judge and prompt proves nothing
-        project.engine,
-        SET_ID,
-        first,
-        version,
-        judge="judge",
-        prompt_sha256=gate.prompt_sha256,
-        reproduced=True,
-        report_json="{}",
-    )
+    with unit_of_work(project.engine) as tx:
+        sets.add_calibration_run(  # a damaged record of the right judge and prompt proves nothing
+            tx,
+            SET_ID,
+            first,
+            version,
+            judge="judge",
+            prompt_sha256=gate.prompt_sha256,
+            reproduced=True,
+            report_json="{}",
+        )
     damaged = judge_gate(project.engine, 1)
     assert (damaged.questions[0].state, damaged.questions[0].detail) == (
         FixtureState.MISSED,
@@ -188,7 +193,8 @@ def test_a_missed_fixture_names_its_question(project: Project) -> None:
 def test_an_edited_question_needs_the_gate_again(project: Project) -> None:
     _calibrate(project)
     edited = _questions(project.engine)["A1"].model_copy(update={"question": "A reworded question about the reef?"})
-    sets_repo.save_question(project.engine, SET_ID, edited, author="geo")
+    with unit_of_work(project.engine) as tx:
+        sets.save_question(tx, SET_ID, edited, author="geo")
     assert judge_gate(project.engine, 1).gated  # the pass ran the version that was calibrated
 
     second = _pass(project, name="after the edit")

@@ -24,7 +24,8 @@ from gtreview.app.judging import (
 from gtreview.app.question_calibration import calibrate_set, latest_calibration
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionRequest
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 from tests.rubric_factory import rubric
@@ -154,7 +155,8 @@ def test_calibrating_a_rubric_file_and_a_projects_set(tmp_path: Path) -> None:
 
     project = create_project(tmp_path / "p")
     try:
-        set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="r.json", source_sha256="s", actor="geo")
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(tx, RUBRIC, source_name="r.json", source_sha256="s", actor="geo")
         workflow.retire(project.engine, set_id, "A2", reviewer="geo", comment="duplicate")
         results = calibrate_set(project.engine, set_id, None, judge="judge", open_backend=opener())
         assert [r.question_id for r in results] == ["A1"] and results[0].reproduced  # retired: left out

@@ -11,9 +11,10 @@ from gtreview.app import editing, review, workflow
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Rubric
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store.sets import ReviewStatus
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
 
@@ -22,12 +23,14 @@ from tests.rubric_factory import rubric
 def sample(tmp_path: Path):  # type: ignore[no-untyped-def]
     project = ensure_sample_project(tmp_path / "sample")
     set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
-    yield project.engine, sets_repo.list_sets(project.engine)[0].id
+    with reading(project.engine) as session:
+        yield project.engine, sets.list_sets(session)[0].id
     project.close()
 
 
 def cite_page_99(engine, set_id: int) -> None:  # type: ignore[no-untyped-def]
-    content = sets_repo.load_question(engine, set_id, "A1").to_json_dict()
+    with reading(engine) as session:
+        content = sets.load_question(session, set_id, "A1").to_json_dict()
     content["evidence"][1]["locator"] = "page=99, lines=1-2"
     editing.save_content(engine, set_id, "A1", content, author="geo")
 
@@ -58,22 +61,25 @@ def test_an_unresolved_locator_is_counted_and_needs_a_reason_to_approve(sample) 
 def test_a_project_without_a_corpus_does_not_check_locators(tmp_path: Path) -> None:
     project = create_project(tmp_path / "p")
     engine = project.engine
-    set_id = sets_repo.import_rubric(
-        engine, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="t"
-    )
+    with unit_of_work(engine) as tx:
+        set_id = sets.import_rubric(
+            tx, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="t"
+        )
     set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, False)
     assert review.question_rows(engine, set_id, review.corpus_index(engine))[0].unresolved == 0
     workflow.approve(engine, set_id, "A1", reviewer="geo")
-    assert sets_repo.list_questions(engine, set_id)[0].review_status is ReviewStatus.APPROVED
+    with reading(engine) as session:
+        assert sets.list_questions(session, set_id)[0].review_status is ReviewStatus.APPROVED
     project.close()
 
 
 def test_a_sign_off_freezes_the_rubric_a_pass_runs(sample) -> None:  # type: ignore[no-untyped-def]
     engine, set_id = sample
     workflow.retire(engine, set_id, "A2", reviewer="geo", comment="duplicate")
-    for summary in sets_repo.list_questions(engine, set_id):
-        if summary.qid != "A2":
-            workflow.approve(engine, set_id, summary.qid, reviewer="geo")
+    with reading(engine) as session:
+        for summary in sets.list_questions(session, set_id):
+            if summary.qid != "A2":
+                workflow.approve(engine, set_id, summary.qid, reviewer="geo")
     signed = workflow.sign_off(engine, set_id, reviewer="geo")
     frozen = workflow.frozen_rubric(engine, set_id)
     assert "A2" not in {q.id for q in frozen.questions}

@@ -21,6 +21,7 @@ from gtreview.app.sample_project import ensure_sample_project
 from gtreview.inference.backend import TokenScores
 from gtreview.runs.membership import MembershipSplit
 from gtreview.store.corpus_repo import load_documents
+from gtreview.store.db import reading
 from gtreview.store.project import Project
 from gtreview.store.settings_repo import MEMBERSHIP_SPLIT, get_setting
 from tests.app.test_probes import WordModel
@@ -114,11 +115,12 @@ def test_membership_is_kept_with_the_pass(sample: Project, monkeypatch: pytest.M
     from gtreview.runs.execute import run_pass
     from gtreview.runs.plan import ModelEntry, PassConfig
     from gtreview.runs.record import read_run_config
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from tests.report.test_run_report import scripted
 
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    rubric = sets_repo.export_rubric(sample.engine, 1)
+    with reading(sample.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     config = PassConfig(
         name="probed",
         models=[ModelEntry(label="base", spec="base"), ModelEntry(label="tuned", spec="tuned")],

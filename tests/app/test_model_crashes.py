@@ -16,7 +16,8 @@ from gtreview.app.sample_project import ensure_sample_project
 from gtreview.inference.backend import Sampling
 from gtreview.inference.worker import WorkerBackend
 from gtreview.judging.pointwise import JudgeSettings
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.project import Project
 from tests.inference.crashing_backend import ABORT_MARKER, open_crashing
 
@@ -47,7 +48,8 @@ def aborting(tiny_gguf: Path) -> Iterator[WorkerBackend]:
 
 
 def test_an_abort_while_calibrating_is_recorded_per_fixture(project: Project, aborting: WorkerBackend) -> None:
-    set_id = sets_repo.list_sets(project.engine)[0].id
+    with reading(project.engine) as session:
+        set_id = sets.list_sets(session)[0].id
     settings = JudgeSettings(reasks=1, sampling=Sampling(max_tokens=8))
     (result,) = calibrate_questions(project.engine, aborting, set_id, ["A1"], settings=settings)
     assert not result.reproduced and result.fixtures

@@ -11,10 +11,10 @@ from sqlalchemy import Engine
 from gtreview.app import editing, review, workflow
 from gtreview.app.paraphrases import ParaphraseError, add_paraphrase, update_from_original
 from gtreview.core.rubric import Rubric
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
-from gtreview.store.review_records import history
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store.sets import ReviewStatus, history
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
 
@@ -24,9 +24,10 @@ WORDING = "Below the water table, why do the Prince Alfred battery returns drop 
 @pytest.fixture()
 def setup(tmp_path: Path) -> Iterator[tuple[Engine, int]]:
     project = create_project(tmp_path / "p")
-    set_id = sets_repo.import_rubric(
-        project.engine, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
-    )
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(
+            tx, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
+        )
     yield project.engine, set_id
     project.close()
 
@@ -37,14 +38,19 @@ def test_a_paraphrase_is_a_draft_after_its_original_with_the_original_rubric(set
     second = add_paraphrase(engine, set_id, "A1", WORDING + " Explain.", author="expert")
     assert (first.qid, second.qid) == ("A1-P1", "A1-P2")
     assert [f for f in first.findings if f.is_error] == []
-    assert [s.qid for s in sets_repo.list_questions(engine, set_id)] == ["A1", "A1-P1", "A1-P2", "A2", "A3"]
-    summary = next(s for s in sets_repo.list_questions(engine, set_id) if s.qid == "A1-P1")
+    with reading(engine) as session:
+        assert [s.qid for s in sets.list_questions(session, set_id)] == ["A1", "A1-P1", "A1-P2", "A2", "A3"]
+    with reading(engine) as session:
+        summary = next(s for s in sets.list_questions(session, set_id) if s.qid == "A1-P1")
     assert summary.review_status is ReviewStatus.DRAFT and summary.current_version == 1
-    made, original = sets_repo.load_question(engine, set_id, "A1-P1"), sets_repo.load_question(engine, set_id, "A1")
+    with reading(engine) as session:
+        made, original = sets.load_question(session, set_id, "A1-P1"), sets.load_question(session, set_id, "A1")
     assert made.question == WORDING and made.paraphrase_of == "A1"
     assert made.components == original.components and made.gate == original.gate
-    assert [e.action for e in history(engine, set_id, "A1-P1")] == ["add"]
-    assert history(engine, set_id, "A1-P1")[0].comment == "paraphrase of A1"
+    with reading(engine) as session:
+        assert [e.action for e in history(session, set_id, "A1-P1")] == ["add"]
+    with reading(engine) as session:
+        assert history(session, set_id, "A1-P1")[0].comment == "paraphrase of A1"
 
 
 @pytest.mark.parametrize(
@@ -64,7 +70,8 @@ def test_what_cannot_be_a_paraphrase_is_refused_and_nothing_is_added(
     with pytest.raises(ParaphraseError, match=message) as refused:
         add_paraphrase(engine, set_id, original, wording, author="expert")
     assert "\n" not in str(refused.value)
-    assert len(sets_repo.list_questions(engine, set_id)) == 4
+    with reading(engine) as session:
+        assert len(sets.list_questions(session, set_id)) == 4
 
 
 def test_an_edited_original_leaves_its_paraphrase_stale_until_it_is_brought_up_to_date(
@@ -83,11 +90,13 @@ def test_an_edited_original_leaves_its_paraphrase_stale_until_it_is_brought_up_t
 
     saved = update_from_original(engine, set_id, "A1-P1", author="expert")
     assert saved.version == 2 and saved.changed and saved.original == "A1"
-    updated = sets_repo.load_question(engine, set_id, "A1-P1")
+    with reading(engine) as session:
+        updated = sets.load_question(session, set_id, "A1-P1")
     assert updated.question == WORDING and updated.do_not_credit == ["Blames the assayer."]
     detail = review.question_detail(engine, review.corpus_index(engine), set_id, "A1-P1")
     assert not [f for f in detail.findings if f.code.startswith("paraphrase")]
-    assert history(engine, set_id, "A1-P1")[-1].comment == "rubric brought up to date from A1"
+    with reading(engine) as session:
+        assert history(session, set_id, "A1-P1")[-1].comment == "rubric brought up to date from A1"
     again = update_from_original(engine, set_id, "A1-P1", author="expert")
     assert (again.version, again.changed) == (2, False)  # in step: nothing saved
 
@@ -104,7 +113,8 @@ def test_a_paraphrase_is_reviewed_and_approved_like_any_question(setup: tuple[En
     add_paraphrase(engine, set_id, "A1", WORDING, author="expert")
     workflow.start_review(engine, set_id, "A1-P1", reviewer="expert")
     workflow.approve(engine, set_id, "A1-P1", reviewer="expert")
-    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1-P1"] is ReviewStatus.APPROVED
+    with reading(engine) as session:
+        assert {s.qid: s.review_status for s in sets.list_questions(session, set_id)}["A1-P1"] is ReviewStatus.APPROVED
 
 
 def test_a_paraphrase_of_no_question_of_the_set_is_not_approved(setup: tuple[Engine, int]) -> None:

@@ -13,7 +13,8 @@ from sqlmodel import Session
 from gtreview.app.results import run_summaries, status_line
 from gtreview.cli.main import main
 from gtreview.results.loader import load_run_results
-from gtreview.store import sets_repo, tables
+from gtreview.store import sets, tables
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import create_project, open_project
 from gtreview.store.runs_repo import INTERRUPTED, RunStatus
 from tests.report.test_exports import RUBRIC
@@ -27,9 +28,8 @@ def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, int
     folder = tmp_path / "project"
     project = create_project(folder)
     try:
-        set_id = sets_repo.import_rubric(
-            project.engine, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t"
-        )
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(tx, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t")
         run_id = run(project.engine, set_id, config(repeats=1, pairwise=False))
     finally:
         project.close()

@@ -28,8 +28,9 @@ from gtreview.inference.worker import WorkerDied
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import read_run_config
-from gtreview.store import sets_repo
+from gtreview.store import sets
 from gtreview.store.corpus_repo import load_documents
+from gtreview.store.db import reading
 from gtreview.store.project import Project
 from tests.report.test_run_report import scripted
 
@@ -114,7 +115,8 @@ def test_probes_without_a_pass_are_only_read(sample: Project) -> None:
 
 def test_probes_kept_with_a_pass_by_section(sample: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    rubric = sets_repo.export_rubric(sample.engine, 1)
+    with reading(sample.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     config = PassConfig(
         name="probed",
         models=[ModelEntry(label="base", spec="base"), ModelEntry(label="tuned", spec="tuned")],

@@ -11,7 +11,8 @@ from gtreview.app import workflow
 from gtreview.app.releases import create_release_bundle, create_reviewer_key, reviewer_keys, verify_release_bundle
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.errors import UserError
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 
 
 def test_keys_are_created_once_and_listed(tmp_path: Path) -> None:
@@ -28,9 +29,11 @@ def test_keys_are_created_once_and_listed(tmp_path: Path) -> None:
 def test_a_release_is_written_signed_and_verified_against_a_pinned_key(tmp_path: Path) -> None:
     project = ensure_sample_project(tmp_path / "project")
     try:
-        set_id = sets_repo.list_sets(project.engine)[0].id
-        for summary in sets_repo.list_questions(project.engine, set_id):
-            workflow.approve(project.engine, set_id, summary.qid, reviewer="geo")
+        with reading(project.engine) as session:
+            set_id = sets.list_sets(session)[0].id
+        with reading(project.engine) as session:
+            for summary in sets.list_questions(session, set_id):
+                workflow.approve(project.engine, set_id, summary.qid, reviewer="geo")
         workflow.sign_off(project.engine, set_id, reviewer="geo")
         keys = tmp_path / "keys"
         geo, other = create_reviewer_key("geo", keys), create_reviewer_key("other", keys)

@@ -11,7 +11,8 @@ from sqlalchemy import Engine
 from gtreview.app import editing, workflow
 from gtreview.core.review_flow import ReviewAction, ReviewStatus, Rule
 from gtreview.core.rubric import Rubric
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
@@ -20,9 +21,10 @@ from tests.rubric_factory import rubric
 @pytest.fixture()
 def setup(tmp_path: Path) -> Iterator[tuple[Engine, int]]:
     project = create_project(tmp_path / "p")
-    set_id = sets_repo.import_rubric(
-        project.engine, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="importer"
-    )
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(
+            tx, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="importer"
+        )
     set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
     yield project.engine, set_id
     project.close()
@@ -76,9 +78,11 @@ def test_a_refusal_names_its_rule_and_writes_nothing(setup: tuple[Engine, int]) 
         assert refused.value.refusal.rule is Rule.RETIRED_STAYS_RETIRED
     with pytest.raises(editing.EditError, match="A2 is retired; retired questions are not edited"):
         editing.apply_edit(engine, set_id, "A2", ("title",), "Back", author="geo")
-    question = sets_repo.load_question(engine, set_id, "A2").model_copy(update={"title": "Back"})
-    with pytest.raises(sets_repo.EditRefusedError):  # the store refuses it in the edit's transaction, whoever asks
-        sets_repo.save_question(engine, set_id, question, author="script")
+    with reading(engine) as session:
+        question = sets.load_question(session, set_id, "A2").model_copy(update={"title": "Back"})
+    with pytest.raises(sets.EditRefusedError):  # the store refuses it in the edit's transaction, whoever asks
+        with unit_of_work(engine) as tx:
+            sets.save_question(tx, set_id, question, author="script")
     assert [e.action for e in workflow.history(engine, set_id, "A2")] == ["retired"]
     with pytest.raises(workflow.WorkflowError, match="the set has no question Z9"):
         workflow.approve(engine, set_id, "Z9", reviewer="geo")
@@ -92,7 +96,8 @@ def test_sign_off_is_refused_with_the_rule_until_every_active_question_is_approv
     with pytest.raises(workflow.ReviewRefused) as refused:
         workflow.sign_off(engine, set_id, reviewer="geo")
     assert refused.value.refusal.rule is Rule.NOT_ALL_APPROVED and str(refused.value).endswith("approved: A2")
-    assert sets_repo.list_signoffs(engine, set_id) == []
+    with reading(engine) as session:
+        assert sets.list_signoffs(session, set_id) == []
     workflow.retire(engine, set_id, "A2", reviewer="geo", comment="out of scope")
     signed = workflow.sign_off(engine, set_id, reviewer="geo")
     assert (signed.number, signed.question_count) == (1, 1)

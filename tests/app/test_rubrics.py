@@ -13,6 +13,7 @@ from gtreview.app.corpus_import import import_corpus
 from gtreview.app.rubric_files import RubricFileError, read_rubric, read_rubric_source, validate_rubric_file
 from gtreview.app.rubrics import SetChoiceError, check_locators, export_set, import_rubric
 from gtreview.core.errors import UserError
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import Project, create_project, open_project
 from tests.rubric_factory import mutated, rubric
 
@@ -85,7 +86,7 @@ def test_export_picks_the_only_set_and_refuses_otherwise(project: Project, tmp_p
 
 
 def test_an_imported_set_exports_in_the_layout_of_its_file(project: Project, tmp_path: Path) -> None:
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from tests.core.test_rubric_model import COMPACT
 
     raw = ("\ufeff" + COMPACT).replace("\n", "\r\n").encode("utf-8")  # a BOM and CRLF, as Windows tools write
@@ -93,32 +94,36 @@ def test_an_imported_set_exports_in_the_layout_of_its_file(project: Project, tmp
     path.write_bytes(raw)
     imported = import_rubric(project.engine, read_rubric_source(path), actor="geo")
     assert export_set(project.engine, tmp_path / "same.json").path.read_bytes() == raw  # unchanged: byte for byte
-    question = sets_repo.load_question(project.engine, imported.set_id, "A1")
+    with reading(project.engine) as session:
+        question = sets.load_question(session, imported.set_id, "A1")
     question.title = "Host rock and its control"
-    sets_repo.save_question(project.engine, imported.set_id, question, author="geo")
+    with unit_of_work(project.engine) as tx:
+        sets.save_question(tx, imported.set_id, question, author="geo")
     edited = export_set(project.engine, tmp_path / "edited.json").path.read_bytes()
     assert edited == raw.replace(b'"title": "Host rock"', b'"title": "Host rock and its control"')
 
 
 def test_importing_the_same_file_again_gives_one_set_unless_asked(project: Project, tmp_path: Path) -> None:
     """A rerun after an import was killed past its commit adds no duplicate set."""
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
 
     path = write(tmp_path / "r.json", rubric(2))
     first = import_rubric(project.engine, read_rubric_source(path), actor="geo")
     again = import_rubric(project.engine, read_rubric_source(path), actor="geo")
     assert not first.already_in_project
     assert again.already_in_project and again.set_id == first.set_id
-    assert [s.id for s in sets_repo.list_sets(project.engine)] == [first.set_id]
+    with reading(project.engine) as session:
+        assert [s.id for s in sets.list_sets(session)] == [first.set_id]
     copy = import_rubric(project.engine, read_rubric_source(path), actor="geo", as_new=True)
     assert not copy.already_in_project and copy.set_id != first.set_id
-    assert len(sets_repo.list_sets(project.engine)) == 2
+    with reading(project.engine) as session:
+        assert len(sets.list_sets(session)) == 2
 
 
 def test_two_imports_of_one_file_at_once_give_one_set(project: Project, tmp_path: Path) -> None:
     import threading
 
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
 
     path = write(tmp_path / "r.json", rubric(30))
     source = read_rubric_source(path)
@@ -135,7 +140,8 @@ def test_two_imports_of_one_file_at_once_give_one_set(project: Project, tmp_path
             thread.join()
     finally:
         other.close()
-    assert len(results) == 2 and len(sets_repo.list_sets(project.engine)) == 1
+    with reading(project.engine) as session:
+        assert len(results) == 2 and len(sets.list_sets(session)) == 1
 
 
 def test_a_retired_question_is_left_out_of_the_export_unless_asked(project: Project, tmp_path: Path) -> None:

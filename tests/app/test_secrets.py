@@ -29,7 +29,8 @@ from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
 from gtreview.inference.openai_client import OpenAICompatibleBackend
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import read_run_config
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.project import Project
 from tests.inference.leaky_loopback import leaky_server
 from tests.judging.scripted import fixture_reply, verdict_json
@@ -61,7 +62,8 @@ def leaky_pass(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Proje
     """A finished-but-failed pass: every generation of every model hit a leaky server."""
     folder = tmp_path_factory.mktemp("secrets") / "project"
     project = ensure_sample_project(folder)
-    rubric = sets_repo.export_rubric(project.engine, 1)
+    with reading(project.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     with pytest.MonkeyPatch.context() as patch, leaky_server(judge_for(rubric)) as url:
         patch.setenv("GTREVIEW_OPENAI_API_KEY", KEY)
         host = url.removeprefix("http://")

@@ -9,9 +9,10 @@ from gtreview.app import editing, workflow
 from gtreview.app.workflow import WorkflowError
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Rubric
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store.sets import ReviewStatus
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.rubric_factory import rubric
 
@@ -19,21 +20,24 @@ from tests.rubric_factory import rubric
 @pytest.fixture()
 def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
     project = create_project(tmp_path / "p")
-    set_id = sets_repo.import_rubric(
-        project.engine, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
-    )
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(
+            tx, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
+        )
     set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own test
     yield project.engine, set_id
     project.close()
 
 
 def statuses(engine, set_id) -> dict[str, ReviewStatus]:  # type: ignore[no-untyped-def]
-    return {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}
+    with reading(engine) as session:
+        return {s.qid: s.review_status for s in sets.list_questions(session, set_id)}
 
 
 def test_approve_needs_zero_errors(setup) -> None:  # type: ignore[no-untyped-def]
     engine, set_id = setup
-    content = sets_repo.load_question(engine, set_id, "A1").to_json_dict()
+    with reading(engine) as session:
+        content = sets.load_question(session, set_id, "A1").to_json_dict()
     content["components"][1]["points"] += 1
     result = editing.save_content(engine, set_id, "A1", content, author="geo")
     assert result.version == 2 and [f.code for f in result.findings] == ["points-total"]
@@ -56,7 +60,8 @@ def test_request_changes_needs_a_comment_and_history_records_everything(setup) -
         ("geo", "in_review", ""),
         ("geo", "changes_requested", "gate too lenient"),
     ]
-    current = sets_repo.load_question(engine, set_id, "A2").to_json_dict()
+    with reading(engine) as session:
+        current = sets.load_question(session, set_id, "A2").to_json_dict()
     assert entries[-1].content_hash == canonical_hash(current)
 
 
@@ -88,7 +93,8 @@ def test_sign_off_freezes_the_set(setup) -> None:  # type: ignore[no-untyped-def
     assert canonical_hash(data) == signed.content_hash
 
     # a later edit starts a new draft and leaves the signed version untouched
-    content = sets_repo.load_question(engine, set_id, "A1").to_json_dict()
+    with reading(engine) as session:
+        content = sets.load_question(session, set_id, "A1").to_json_dict()
     content["title"] = "Edited after sign-off"
     editing.save_content(engine, set_id, "A1", content, author="geo")
     assert statuses(engine, set_id)["A1"] is ReviewStatus.DRAFT
@@ -99,7 +105,8 @@ def test_sign_off_freezes_the_set(setup) -> None:  # type: ignore[no-untyped-def
 
 def test_rename_and_diff(setup) -> None:  # type: ignore[no-untyped-def]
     engine, set_id = setup
-    content = sets_repo.load_question(engine, set_id, "A1").to_json_dict()
+    with reading(engine) as session:
+        content = sets.load_question(session, set_id, "A1").to_json_dict()
     content["id"] = "A2"
     with pytest.raises(editing.EditError, match="already has a question A2"):
         editing.save_content(engine, set_id, "A1", content, author="geo")
@@ -115,11 +122,13 @@ def test_rename_and_diff(setup) -> None:  # type: ignore[no-untyped-def]
 
 def test_edit_with_wrong_types_is_refused(setup) -> None:  # type: ignore[no-untyped-def]
     engine, set_id = setup
-    content = sets_repo.load_question(engine, set_id, "A1").to_json_dict()
+    with reading(engine) as session:
+        content = sets.load_question(session, set_id, "A1").to_json_dict()
     content["components"] = "nothing"
     with pytest.raises(editing.EditError, match="components"):
         editing.save_content(engine, set_id, "A1", content, author="geo")
-    assert sets_repo.list_versions(engine, set_id, "A1")[-1].version == 1
+    with reading(engine) as session:
+        assert sets.list_versions(session, set_id, "A1")[-1].version == 1
 
 
 def test_path_edits_compose_and_undo(setup) -> None:  # type: ignore[no-untyped-def]
@@ -127,10 +136,12 @@ def test_path_edits_compose_and_undo(setup) -> None:  # type: ignore[no-untyped-
     editing.apply_edit(engine, set_id, "A1", ("title",), "New title", author="geo")
     editing.apply_edit(engine, set_id, "A1", ("gate", "pass_condition"), "Names the oxidation front.", author="geo")
     editing.apply_edit(engine, set_id, "A1", ("title",), "Question A1", author="geo")  # undo of the first
-    current = sets_repo.load_question(engine, set_id, "A1")
+    with reading(engine) as session:
+        current = sets.load_question(session, set_id, "A1")
     assert current.title == "Question A1"
     assert current.gate is not None and current.gate.pass_condition == "Names the oxidation front."
-    assert [v.version for v in sets_repo.list_versions(engine, set_id, "A1")] == [1, 2, 3, 4]
+    with reading(engine) as session:
+        assert [v.version for v in sets.list_versions(session, set_id, "A1")] == [1, 2, 3, 4]
 
 
 def test_approval_needs_calibration_of_the_current_version(setup) -> None:  # type: ignore[no-untyped-def]
@@ -141,7 +152,8 @@ def test_approval_needs_calibration_of_the_current_version(setup) -> None:  # ty
     set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, True)
     with pytest.raises(WorkflowError, match="not been calibrated"):
         workflow.approve(engine, set_id, "A1", reviewer="geo")
-    question = sets_repo.load_question(engine, set_id, "A1")
+    with reading(engine) as session:
+        question = sets.load_question(session, set_id, "A1")
     fixtures = {f.response_text: f for f in question.calibration}
     sloppy = ScriptedBackend(lambda r: verdict_json(question, True, {"C2": 3, "C3": 4}))
     (result,) = calibrate_questions(engine, sloppy, set_id, ["A1"])

@@ -16,8 +16,9 @@ from gtreview.cli.main import build_parser
 from gtreview.core.errors import UserError
 from gtreview.inference.backend import ChatMessage, CompletionRequest
 from gtreview.judging.prompts import load_template
-from gtreview.store import sets_repo
+from gtreview.store import sets
 from gtreview.store.corpus_repo import import_documents
+from gtreview.store.db import reading
 from gtreview.store.project import create_project, open_project
 from tests.authoring.fakes import DraftScript, corpus, critique_reply
 from tests.judging.loopback import judge_server
@@ -62,11 +63,14 @@ def test_draft_saves_a_set_of_drafts(project_dir: Path, capsys: pytest.CaptureFi
     assert out["usage"][0]["prompt_tokens"] == 20 and out["total_cost_usd"] == "unknown"  # nobody priced "drafter"
     project = open_project(project_dir)
     try:
-        [summary] = sets_repo.list_sets(project.engine)
+        with reading(project.engine) as session:
+            [summary] = sets.list_sets(session)
         assert summary.id == out["set_id"] and summary.name.startswith("Draft set ")
-        statuses = {q.review_status for q in sets_repo.list_questions(project.engine, summary.id)}
-        assert statuses == {sets_repo.ReviewStatus.DRAFT}
-        header = sets_repo.set_header(project.engine, summary.id)
+        with reading(project.engine) as session:
+            statuses = {q.review_status for q in sets.list_questions(session, summary.id)}
+        assert statuses == {sets.ReviewStatus.DRAFT}
+        with reading(project.engine) as session:
+            header = sets.set_header(session, summary.id)
         assert header["candidate_access_mode"] == "OPEN_CORPUS"
         assert header["x_provenance"]["model"] == f"openai:{url}/v1#drafter"
     finally:

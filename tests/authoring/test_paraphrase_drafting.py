@@ -20,10 +20,10 @@ from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import ChatMessage, CompletionBackend, CompletionRequest, CompletionResult
 from gtreview.inference.context_fit import PromptCounts, PromptsDoNotFit
 from gtreview.judging.prompts import load_template
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import Project, create_project
-from gtreview.store.review_records import history
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store.sets import ReviewStatus, history
 from tests.authoring.fakes import REASK, REWORDINGS, paraphrase_reply
 from tests.judging.loopback import judge_server
 from tests.judging.scripted import ScriptedBackend
@@ -35,9 +35,8 @@ def project(tmp_path: Path) -> Iterator[Project]:
     opened = create_project(tmp_path / "proj")
     data = rubric(2)
     data["questions"][1]["question"] = "How was the reef of the Garibaldi claim folded, and where is its crown?"
-    sets_repo.import_rubric(
-        opened.engine, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="importer"
-    )
+    with unit_of_work(opened.engine) as tx:
+        sets.import_rubric(tx, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="importer")
     yield opened
     opened.close()
 
@@ -68,12 +67,15 @@ def test_each_accepted_rewording_becomes_a_draft_paraphrase_with_provenance(proj
     assert request.schema_name == SCHEMA_NAME and request.messages[0].content == load_template(TEMPLATE).text
     assert request.json_schema is not None and request.json_schema["properties"]["paraphrases"]["maxItems"] == 2
     assert "Yield fell from 1 oz to 6 dwt" in request.messages[-1].content  # the evidence wording to move away from
-    made = sets_repo.load_question(project.engine, 1, "A1-P1").to_json_dict()
+    with reading(project.engine) as session:
+        made = sets.load_question(session, 1, "A1-P1").to_json_dict()
     assert made["question"] == REWORDINGS[0] and made["paraphrase_of"] == "A1"
     assert made["x_provenance"]["drafted_by"] == "anthropic:claude-sonnet-4-5"
     assert made["x_provenance"]["template"] == TEMPLATE and made["x_provenance"]["changes"]
-    assert history(project.engine, 1, "A1-P1")[0].comment == "paraphrase of A1, drafted by anthropic:claude-sonnet-4-5"
-    statuses = {s.qid: s.review_status for s in sets_repo.list_questions(project.engine, 1)}
+    with reading(project.engine) as session:
+        assert history(session, 1, "A1-P1")[0].comment == "paraphrase of A1, drafted by anthropic:claude-sonnet-4-5"
+    with reading(project.engine) as session:
+        statuses = {s.qid: s.review_status for s in sets.list_questions(session, 1)}
     assert statuses["A1-P1"] is ReviewStatus.DRAFT
     assert outcome.draft.usage.requests == 2 and outcome.draft.usage.prompt_tokens == 2000
     assert outcome.draft.total_cost_usd == pytest.approx(2 * (1000 * 3.0 + 100 * 15.0) / 1e6)
@@ -115,7 +117,8 @@ def test_a_question_never_reworded_is_a_failure_and_nothing_is_added_for_it(proj
     assert outcome.added == [] and not outcome.complete
     [failure] = outcome.draft.failures
     assert failure.qid == "A2" and failure.attempts == 4 and "not valid JSON" in failure.reason
-    assert len(sets_repo.list_questions(project.engine, 1)) == 2
+    with reading(project.engine) as session:
+        assert len(sets.list_questions(session, 1)) == 2
 
 
 @pytest.mark.parametrize(
@@ -190,4 +193,5 @@ def test_prompts_that_do_not_fit_are_refused_before_any_call(project: Project) -
     backend = SmallContext(paraphrase_reply)
     with pytest.raises(PromptsDoNotFit, match="paraphrase drafting"):
         draft_set_paraphrases(project.engine, 1, "s", per_question=1, actor="geo", open_backend=lambda _s: backend)
-    assert backend.requests == [] and len(sets_repo.list_questions(project.engine, 1)) == 2
+    with reading(project.engine) as session:
+        assert backend.requests == [] and len(sets.list_questions(session, 1)) == 2

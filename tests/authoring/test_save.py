@@ -12,8 +12,9 @@ from gtreview.authoring.authority import default_contract, from_source_authority
 from gtreview.authoring.pipeline import DraftResult, NothingToSaveError, draft_set, save_drafts
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import validate_rubric
-from gtreview.store import sets_repo
+from gtreview.store import sets
 from gtreview.store.corpus_repo import import_documents
+from gtreview.store.db import reading
 from gtreview.store.project import Project, create_project
 from tests.authoring.fakes import DraftScript, corpus, passages, rubric_reply
 from tests.judging.scripted import ScriptedBackend
@@ -46,15 +47,18 @@ def test_drafts_become_a_new_set_of_drafts_with_provenance(project: Project) -> 
     set_id = save_drafts(project.engine, result, set_name="Wirrim drafts", actor="ann")
     assert save_drafts(project.engine, result, set_name="Wirrim drafts", actor="ann") != set_id  # always a new set
 
-    summaries = sets_repo.list_questions(project.engine, set_id)
+    with reading(project.engine) as session:
+        summaries = sets.list_questions(session, set_id)
     assert [(s.qid, s.review_status, s.current_version) for s in summaries] == [
-        ("D1", sets_repo.ReviewStatus.DRAFT, 1),
-        ("D2", sets_repo.ReviewStatus.DRAFT, 1),
+        ("D1", sets.ReviewStatus.DRAFT, 1),
+        ("D2", sets.ReviewStatus.DRAFT, 1),
     ]
-    [entry] = sets_repo.review_log(project.engine, set_id)
+    with reading(project.engine) as session:
+        [entry] = sets.review_log(session, set_id)
     assert (entry.actor, entry.action) == ("ann", "import")
 
-    exported = sets_repo.export_rubric(project.engine, set_id)
+    with reading(project.engine) as session:
+        exported = sets.export_rubric(session, set_id)
     data = json.loads(rubric_to_json_text(exported))
     assert not [f.one_line() for f in validate_rubric(data) if f.is_error]
     assert data["benchmark"]["name"] == "Wirrim drafts" and data["benchmark"]["question_count"] == 2
@@ -100,4 +104,5 @@ def test_nothing_to_save_is_an_error_not_an_empty_set(project: Project) -> None:
     result = drafted(script, n=1)
     with pytest.raises(NothingToSaveError, match="cards K1"):
         save_drafts(project.engine, result, set_name="empty", actor="ann")
-    assert sets_repo.list_sets(project.engine) == []
+    with reading(project.engine) as session:
+        assert sets.list_sets(session) == []

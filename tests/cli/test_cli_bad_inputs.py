@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gtreview.cli.main import main
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import open_project
 from tests.projects import new_project
 from tests.report.test_exports import RUBRIC
@@ -228,7 +229,8 @@ def finished(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, int
     folder = new_project(tmp_path / "project")
     project = open_project(folder)
     try:
-        set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="r.json", source_sha256="s", actor="t")
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(tx, RUBRIC, source_name="r.json", source_sha256="s", actor="t")
         run_id = run(project.engine, set_id, config())
     finally:
         project.close()

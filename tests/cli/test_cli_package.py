@@ -204,7 +204,7 @@ def test_messages_meant_for_the_user_are_user_errors() -> None:
     from gtreview.runs.execute import PassCancelled
     from gtreview.store.corpus_repo import DocumentConflictError
     from gtreview.store.project import ProjectError
-    from gtreview.store.sets_repo import SetImportError
+    from gtreview.store.sets import SetImportError
 
     for error in (RubricReadError, CorpusImportError, ModelConfigError, ModelSpecError, BackendOpenError):
         assert issubclass(error, UserError) and issubclass(error, ValueError), error

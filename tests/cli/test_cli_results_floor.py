@@ -27,7 +27,8 @@ from gtreview.results.membership_text import MEMBERSHIP_HEADING, membership_rows
 from gtreview.runs.membership import MembershipReport, ModelMembership, SignalAuc, auc_reading
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import update_run_config
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.project import open_project
 from tests.cli.test_cli_results import cli
 from tests.judging.scripted import ScriptedBackend, verdict_json
@@ -81,7 +82,8 @@ def open_backend(questions: dict[str, Question]):  # type: ignore[no-untyped-def
 def floor_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, int]]:
     folder = tmp_path_factory.mktemp("floor") / "sample"
     project = ensure_sample_project(folder)
-    rubric = sets_repo.export_rubric(project.engine, 1)
+    with reading(project.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     config = PassConfig(
         name="floor",
         models=[ModelEntry(label="base", spec="base"), ModelEntry(label="tuned", spec="tuned")],

@@ -32,7 +32,8 @@ from gtreview.results.rows import question_figures
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import RunRecordError
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 from tests.rubric_factory import rubric
@@ -97,9 +98,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, int,
     project = create_project(folder)
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
-    set_id = sets_repo.import_rubric(
-        project.engine, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t"
-    )
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(tx, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t")
     config = PassConfig(
         name="tiny",
         models=[ModelEntry(label="base", spec="openai:base"), ModelEntry(label="tuned", spec="openai:tuned")],

@@ -32,7 +32,8 @@ from gtreview.report.signing import (
     read_public_key_file,
     resolve_signing_key,
 )
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 
 BUNDLE_FILES = ["grading_guide.md", "manifest.json", "questions.json", "rubric.json", "signature.json", "signoffs.json"]
 
@@ -44,9 +45,11 @@ class Signed:
         self.bundle = root / "bundle"
         project = ensure_sample_project(self.project_dir)
         self.engine = project.engine
-        self.set_id = sets_repo.list_sets(self.engine)[0].id
-        for summary in sets_repo.list_questions(self.engine, self.set_id):
-            workflow.approve(self.engine, self.set_id, summary.qid, reviewer="geo", comment="checked")
+        with reading(self.engine) as session:
+            self.set_id = sets.list_sets(session)[0].id
+        with reading(self.engine) as session:
+            for summary in sets.list_questions(session, self.set_id):
+                workflow.approve(self.engine, self.set_id, summary.qid, reviewer="geo", comment="checked")
         self.signoff = workflow.sign_off(self.engine, self.set_id, reviewer="geo", comment="first release")
         self.key = ensure_reviewer_key("geo", self.key_dir)
         self.info = create_release(

@@ -16,7 +16,8 @@ from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from tests.report.test_run_report import scripted
 
 
@@ -54,7 +55,8 @@ def _sections(blocks: list[Any]) -> dict[str, list[Any]]:
 def test_a_pass_that_opened_no_model_still_lists_every_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = ensure_sample_project(tmp_path / "sample")
     try:
-        rubric = sets_repo.export_rubric(project.engine, 1)
+        with reading(project.engine) as session:
+            rubric = sets.export_rubric(session, 1)
         questions = rubric.questions[:2]
         monkeypatch.setattr("gtreview.runs.execute.spec_identity", _identity)
         by_id = {q.id: q for q in rubric.questions}

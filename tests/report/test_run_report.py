@@ -19,7 +19,8 @@ from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 
 
@@ -64,7 +65,8 @@ def scripted(questions: dict[str, Question]):  # type: ignore[no-untyped-def]
 def finished_run(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("report") / "sample"
     project = ensure_sample_project(folder)
-    rubric = sets_repo.export_rubric(project.engine, 1)
+    with reading(project.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     questions = {q.id: q for q in rubric.questions}
     config = PassConfig(
         name="report test",

@@ -30,7 +30,8 @@ from gtreview.results.design_text import design_readings, design_tables
 from gtreview.results.documents import cluster_labels, question_documents
 from gtreview.results.loader import RunResults, load_run_results
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 from tests.projects import scripted_pass
 
@@ -80,7 +81,8 @@ def open_backend(questions: dict[str, Question]):  # type: ignore[no-untyped-def
 @pytest.fixture(scope="module")
 def design_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunResults, RunAnalysis]]:
     project = ensure_sample_project(tmp_path_factory.mktemp("design") / "sample")
-    rubric = sets_repo.export_rubric(project.engine, 1)
+    with reading(project.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     config = PassConfig(
         name="design",
         models=[ModelEntry(label=label, spec=label) for label in ("base", "tuned", "other")],
@@ -222,7 +224,8 @@ def test_a_run_without_a_corpus_keeps_every_question_apart(tmp_path: Path) -> No
     patch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     project = create_project(tmp_path / "p")
     try:
-        set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="t.json", source_sha256="s", actor="t")
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(tx, RUBRIC, source_name="t.json", source_sha256="s", actor="t")
         results = load_run_results(project.engine, run(project.engine, set_id, config()))
         design = design_figures(results, n_boot=100)
     finally:

@@ -33,7 +33,8 @@ from gtreview.results.rows import COUNTED
 from gtreview.runs.execute import PassCancelled, PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import RunSource, RunStatus
-from gtreview.store import runs_repo, sets_repo
+from gtreview.store import runs_repo, sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
 from tests.report.test_exports import RUBRIC, open_backend
 
@@ -55,9 +56,8 @@ def config(**changes: object) -> PassConfig:
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     opened = create_project(tmp_path / "project")
-    set_id = sets_repo.import_rubric(
-        opened.engine, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t"
-    )
+    with unit_of_work(opened.engine) as tx:
+        set_id = sets.import_rubric(tx, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t")
     yield opened, set_id
     opened.close()
 
@@ -320,10 +320,12 @@ def test_the_report_cover_is_the_same_from_the_app_and_the_cli(project, tmp_path
 
     opened, set_id = project
     set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own tests
-    for summary in sets_repo.list_questions(opened.engine, set_id):
-        workflow.approve(opened.engine, set_id, summary.qid, reviewer="geologist")
+    with reading(opened.engine) as session:
+        for summary in sets.list_questions(session, set_id):
+            workflow.approve(opened.engine, set_id, summary.qid, reviewer="geologist")
     signed = workflow.sign_off(opened.engine, set_id, reviewer="geologist")
-    signed_rubric = sets_repo.export_rubric(opened.engine, set_id)
+    with reading(opened.engine) as session:
+        signed_rubric = sets.export_rubric(session, set_id)
     from gtreview.core.jsonmodel import canonical_hash
 
     assert signed.content_hash == canonical_hash(signed_rubric.to_json_dict())
@@ -369,17 +371,20 @@ def test_an_import_of_a_released_rubric_names_its_set_and_sign_off(project, tmp_
 
     opened, set_id = project
     set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)
-    for summary in sets_repo.list_questions(opened.engine, set_id):
-        workflow.approve(opened.engine, set_id, summary.qid, reviewer="geologist")
+    with reading(opened.engine) as session:
+        for summary in sets.list_questions(session, set_id):
+            workflow.approve(opened.engine, set_id, summary.qid, reviewer="geologist")
     workflow.sign_off(opened.engine, set_id, reviewer="geologist")
-    released = sets_repo.export_rubric(opened.engine, set_id)
+    with reading(opened.engine) as session:
+        released = sets.export_rubric(session, set_id)
     report = import_harness_files(  # no set named: the rubric file of the release
         opened.engine, released, scores=harness_scores(tmp_path / "scores.json"), labels=("base", "cand")
     )
     assert report.run_id is not None
     results = load_run_results(opened.engine, report.run_id)
     cover = report_cover(opened.engine, results)
-    assert cover.set_name == sets_repo.list_sets(opened.engine)[0].name
+    with reading(opened.engine) as session:
+        assert cover.set_name == sets.list_sets(session)[0].name
     assert cover.signoff.startswith("sign-off #1 by geologist")
     document = build_report(results, analyse(results, **SEEDLESS))
     configuration = next(

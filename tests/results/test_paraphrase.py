@@ -34,7 +34,8 @@ from gtreview.results.loader import RunResults, SampleStatus, load_run_results
 from gtreview.results.paraphrase import ModelParaphrase, PairedDrop, ParaphraseReport, paraphrase_report
 from gtreview.results.paraphrase_text import NOT_MEASURED, paraphrase_readings, paraphrase_summary
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo, sets_repo
+from gtreview.store import runs_repo, sets
+from gtreview.store.db import reading
 from gtreview.store.project import Project
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 from tests.projects import scripted_pass
@@ -112,7 +113,8 @@ Passes = tuple[RunResults, RunAnalysis, RunResults, RunAnalysis]
 def paraphrase_project(folder: Path) -> Iterator[tuple[Project, Passes]]:
     """The sample project with both passes run, and their results and analyses."""
     project = ensure_sample_project(folder / "sample")
-    rubric = sets_repo.export_rubric(project.engine, 1)
+    with reading(project.engine) as session:
+        rubric = sets.export_rubric(session, 1)
     rubric.questions = [with_a_fact(q) for q in rubric.questions]
     variants = paraphrases_of(rubric.questions)
     everything = {q.id: q for q in [*rubric.questions, *variants]}

@@ -11,8 +11,8 @@ from sqlmodel import SQLModel
 import gtreview.store.tables  # noqa: F401 - registers the tables on SQLModel.metadata
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.rubric import Rubric, rubric_to_json_text
-from gtreview.store import sets_repo
-from gtreview.store.db import current_revision, head_revision, make_engine, migrate
+from gtreview.store import sets
+from gtreview.store.db import current_revision, head_revision, make_engine, migrate, reading, unit_of_work
 from gtreview.store.project import DB_FILE, ProjectError, create_project, open_project
 from tests.rubric_factory import rubric
 
@@ -47,33 +47,42 @@ def test_foreign_keys_are_enforced(project) -> None:  # type: ignore[no-untyped-
 
 def test_rubric_round_trips_through_the_store(project, interop_dir: Path) -> None:  # type: ignore[no-untyped-def]
     raw = (interop_dir / "rubrics" / "Yudnamutana_QA_grading_key.json").read_text(encoding="utf-8")
-    set_id = sets_repo.import_rubric(
-        project.engine, Rubric.model_validate_json(raw), source_name="y.json", source_sha256="0" * 64, actor="tester"
-    )
-    assert rubric_to_json_text(sets_repo.export_rubric(project.engine, set_id)) == raw
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(
+            tx, Rubric.model_validate_json(raw), source_name="y.json", source_sha256="0" * 64, actor="tester"
+        )
+    with reading(project.engine) as session:
+        assert rubric_to_json_text(sets.export_rubric(session, set_id)) == raw
 
 
 def test_edits_are_versions_and_logged(project) -> None:  # type: ignore[no-untyped-def]
     data = rubric(2)
-    set_id = sets_repo.import_rubric(
-        project.engine, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="ann"
-    )
-    q = sets_repo.load_question(project.engine, set_id, "A2")
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(
+            tx, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="ann"
+        )
+    with reading(project.engine) as session:
+        q = sets.load_question(session, set_id, "A2")
     q.title = "Why the yield fell"
-    assert sets_repo.save_question(project.engine, set_id, q, author="ann", comment="clearer title") == 2
-    assert sets_repo.save_question(project.engine, set_id, q, author="ann") == 2  # unchanged content: no new version
-    sets_repo.set_review_status(
-        project.engine, set_id, "A2", sets_repo.ReviewStatus.APPROVED, actor="bob", comment="ok"
-    )
+    with unit_of_work(project.engine) as tx:
+        assert sets.save_question(tx, set_id, q, author="ann", comment="clearer title") == 2
+    with unit_of_work(project.engine) as tx:
+        assert sets.save_question(tx, set_id, q, author="ann") == 2  # unchanged content: no new version
+    with unit_of_work(project.engine) as tx:
+        sets.record_review(tx, set_id, "A2", sets.ReviewStatus.APPROVED, actor="bob", comment="ok")
 
-    versions = sets_repo.list_versions(project.engine, set_id, "A2")
+    with reading(project.engine) as session:
+        versions = sets.list_versions(session, set_id, "A2")
     assert [v.version for v in versions] == [1, 2]
-    assert sets_repo.load_version(project.engine, set_id, "A2", 1).title == "Question A2"
-    exported = sets_repo.export_rubric(project.engine, set_id).to_json_dict()
+    with reading(project.engine) as session:
+        assert sets.load_version(session, set_id, "A2", 1).title == "Question A2"
+    with reading(project.engine) as session:
+        exported = sets.export_rubric(session, set_id).to_json_dict()
     assert exported["questions"][1]["title"] == "Why the yield fell"
     assert exported["questions"][0] == data["questions"][0]
 
-    log = sets_repo.review_log(project.engine, set_id)
+    with reading(project.engine) as session:
+        log = sets.review_log(session, set_id)
     assert [(e.action, e.actor, e.version) for e in log] == [
         ("import", "ann", None),
         ("edit", "ann", 2),
@@ -83,19 +92,22 @@ def test_edits_are_versions_and_logged(project) -> None:  # type: ignore[no-unty
 
     # an edit after approval puts the question back to draft
     q.title = "Another"
-    statuses = {s.qid: s.review_status for s in sets_repo.list_questions(project.engine, set_id)}
-    assert statuses["A2"] is sets_repo.ReviewStatus.APPROVED
-    sets_repo.save_question(project.engine, set_id, q, author="ann")
-    summary = {s.qid: s for s in sets_repo.list_questions(project.engine, set_id)}
-    assert summary["A2"].review_status is sets_repo.ReviewStatus.DRAFT
+    with reading(project.engine) as session:
+        statuses = {s.qid: s.review_status for s in sets.list_questions(session, set_id)}
+    assert statuses["A2"] is sets.ReviewStatus.APPROVED
+    with unit_of_work(project.engine) as tx:
+        sets.save_question(tx, set_id, q, author="ann")
+    with reading(project.engine) as session:
+        summary = {s.qid: s for s in sets.list_questions(session, set_id)}
+    assert summary["A2"].review_status is sets.ReviewStatus.DRAFT
     assert summary["A2"].current_version == 3
-    assert sets_repo.list_sets(project.engine)[0].question_count == 2
+    with reading(project.engine) as session:
+        assert sets.list_sets(session)[0].question_count == 2
 
 
 def test_review_log_is_append_only(project) -> None:  # type: ignore[no-untyped-def]
-    sets_repo.import_rubric(
-        project.engine, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="ann"
-    )
+    with unit_of_work(project.engine) as tx:
+        sets.import_rubric(tx, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="ann")
     for statement in ("UPDATE review_log SET actor = 'mallory'", "DELETE FROM review_log"):
         with project.engine.begin() as connection, pytest.raises(DatabaseError, match="append-only"):
             connection.execute(text(statement))
@@ -104,11 +116,11 @@ def test_review_log_is_append_only(project) -> None:  # type: ignore[no-untyped-
 def test_duplicate_question_ids_are_refused(project) -> None:  # type: ignore[no-untyped-def]
     data = rubric(2)
     data["questions"][1]["id"] = "A1"
-    with pytest.raises(sets_repo.SetImportError, match="A1"):
-        sets_repo.import_rubric(
-            project.engine, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="a"
-        )
-    assert sets_repo.list_sets(project.engine) == []
+    with pytest.raises(sets.SetImportError, match="A1"):
+        with unit_of_work(project.engine) as tx:
+            sets.import_rubric(tx, Rubric.model_validate(data), source_name="r.json", source_sha256="s", actor="a")
+    with reading(project.engine) as session:
+        assert sets.list_sets(session) == []
 
 
 def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None:
@@ -150,7 +162,8 @@ def test_project_from_first_revision_is_migrated_on_open(tmp_path: Path) -> None
                 )
             ).all()
         assert [tuple(f) for f in fixtures] == [("A1-F1", 0, 0), ("A1-F2", 1, 3), ("A1-F3", 1, 10)]
-        assert sets_repo.export_rubric(project.engine, 1).to_json_dict()["questions"] == [question]
+        with reading(project.engine) as session:
+            assert sets.export_rubric(session, 1).to_json_dict()["questions"] == [question]
     finally:
         project.close()
 

@@ -13,8 +13,8 @@ from gtreview.results import loader
 from gtreview.results.loader import load_run_results
 from gtreview.runs.plan import plan_pass
 from gtreview.runs.record import RunConfig
-from gtreview.store import runs_repo, sets_repo, tables
-from gtreview.store.db import current_revision, head_revision, make_engine
+from gtreview.store import runs_repo, sets, tables
+from gtreview.store.db import current_revision, head_revision, make_engine, unit_of_work
 from gtreview.store.project import DB_FILE, create_project, open_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, run
@@ -101,7 +101,8 @@ def test_an_old_project_reads_the_same_results(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     folder = tmp_path / "project"
     project = create_project(folder)
-    set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="Tiny.json", source_sha256="s", actor="t")
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(tx, RUBRIC, source_name="Tiny.json", source_sha256="s", actor="t")
     first = run(project.engine, set_id, config())
     extended = run(project.engine, set_id, config(repeats=4, judge_repeats=2))  # reuses the first's answers
     runs = (first, extended)

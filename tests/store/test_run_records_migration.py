@@ -13,7 +13,7 @@ from gtreview.app.harness_import import import_harness_files
 from gtreview.results.loader import load_run_results
 from gtreview.runs.record import RunSource, read_run_config
 from gtreview.store import runs_repo
-from gtreview.store.db import current_revision, head_revision, make_engine
+from gtreview.store.db import current_revision, head_revision, make_engine, unit_of_work
 from gtreview.store.project import DB_FILE, create_project, open_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, harness_scores, run
@@ -42,12 +42,13 @@ def _as_revision_0006(folder: Path) -> None:
 
 
 def test_an_old_project_is_linked_and_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
 
     monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
     folder = tmp_path / "project"
     project = create_project(folder)
-    set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="Tiny.json", source_sha256="s", actor="t")
+    with unit_of_work(project.engine) as tx:
+        set_id = sets.import_rubric(tx, RUBRIC, source_name="Tiny.json", source_sha256="s", actor="t")
     first = run(project.engine, set_id, config())
     extended = run(project.engine, set_id, config(repeats=4))
     imported = import_harness_files(

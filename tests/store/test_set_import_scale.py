@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gtreview.store.sets_repo import repeated_ids
+from gtreview.store.sets import repeated_ids
 
 
 def test_repeated_ids_of_a_million_questions() -> None:

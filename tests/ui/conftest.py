@@ -9,7 +9,8 @@ from PySide6.QtCore import QSettings
 
 from gtreview.app.corpus_import import import_corpus
 from gtreview.interop.rubric_files import read_rubric_file, to_rubric
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import Project, create_project
 from tests.ui.waiting import settle
 
@@ -36,9 +37,10 @@ def interop_project(tmp_path: Path, interop_dir: Path):  # type: ignore[no-untyp
     project: Project = create_project(tmp_path / "project")
     import_corpus(project.engine, [interop_dir / "corpus" / "yudnamutana"])
     rubric_file = read_rubric_file(interop_dir / "rubrics" / "Yudnamutana_QA_grading_key.json")
-    sets_repo.import_rubric(
-        project.engine, to_rubric(rubric_file), source_name="y.json", source_sha256=rubric_file.sha256, actor="t"
-    )
+    with unit_of_work(project.engine) as tx:
+        sets.import_rubric(
+            tx, to_rubric(rubric_file), source_name="y.json", source_sha256=rubric_file.sha256, actor="t"
+        )
     yield project
     project.close()
 

@@ -4,7 +4,8 @@ from PySide6.QtCore import Qt
 
 from gtreview.inference.backend import CompletionRequest, CompletionResult
 from gtreview.results.loader import load_run_results
-from gtreview.store import adjudication_repo, sets_repo
+from gtreview.store import adjudication_repo, sets
+from gtreview.store.db import reading
 from gtreview.ui.models.queue_table import QueueFilterProxy, QueueTableModel
 from tests.judging.scripted import ScriptedBackend, verdict_json
 from tests.ui.test_runs_ui import CONFIG
@@ -12,7 +13,8 @@ from tests.ui.waiting import settle
 
 
 def flagging_open(window):  # type: ignore[no-untyped-def]
-    questions = {q.id: q for q in sets_repo.export_rubric(window.project.engine, window.set_id).questions}
+    with reading(window.project.engine) as session:
+        questions = {q.id: q for q in sets.export_rubric(session, window.set_id).questions}
 
     def judge(request: CompletionRequest) -> str:
         content = request.messages[1].content

@@ -2,8 +2,9 @@
 
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest
-from gtreview.store import sets_repo
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store import sets
+from gtreview.store.db import reading
+from gtreview.store.sets import ReviewStatus
 from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 from tests.ui.waiting import settle
@@ -22,7 +23,8 @@ def faithful_judge(question: Question):  # type: ignore[no-untyped-def]
 def test_calibrate_question_then_approve(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
-    question = sets_repo.load_question(engine, set_id, "A1")
+    with reading(engine) as session:
+        question = sets.load_question(session, set_id, "A1")
     set_setting(engine, JUDGE_SPEC, "scripted:judge")
     window.menu_actions["require_calibration"].setChecked(True)
 
@@ -53,4 +55,5 @@ def test_calibrate_question_then_approve(qtbot, sample_window) -> None:  # type:
 
     window.menu_actions["approve"].trigger()
     settle(qtbot, window)
-    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.APPROVED
+    with reading(engine) as session:
+        assert {s.qid: s.review_status for s in sets.list_questions(session, set_id)}["A1"] is ReviewStatus.APPROVED

@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from gtreview.app import editing
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import open_project
 from tests.ui.waiting import settle
 
@@ -17,7 +18,8 @@ def test_a_stale_gui_edit_is_a_notice_and_keeps_the_typed_text(qtbot, sample_win
     window.tabs.setCurrentWidget(editor)
     settle(qtbot, window)
     engine, set_id = window.project.engine, window.set_id
-    before = sets_repo.list_versions(engine, set_id, "A1")[-1].version
+    with reading(engine) as session:
+        before = sets.list_versions(session, set_id, "A1")[-1].version
 
     script = open_project(window.project.folder)  # another process on the same project
     try:
@@ -34,7 +36,8 @@ def test_a_stale_gui_edit_is_a_notice_and_keeps_the_typed_text(qtbot, sample_win
     kind, conflict = window.notices.recent[-1]
     assert kind == "warning" and "A1 was changed by script" in conflict
     assert f"now version {before + 1}" in conflict and "kept in its field" in conflict
-    saved = sets_repo.load_question(engine, set_id, "A1")
+    with reading(engine) as session:
+        saved = sets.load_question(session, set_id, "A1")
     assert saved.title == "The script's title"  # the script's version stands, nothing undone
     assert not saved.gate.pass_condition.endswith(" Typed in the GUI.")
     assert editor.title_edit.text() == "The script's title"  # the newer version is shown...
@@ -42,9 +45,11 @@ def test_a_stale_gui_edit_is_a_notice_and_keeps_the_typed_text(qtbot, sample_win
 
     editor.commit_pending()  # leaving the field saves it, now on the newer version
     settle(qtbot, window)
-    saved = sets_repo.load_question(engine, set_id, "A1")
+    with reading(engine) as session:
+        saved = sets.load_question(session, set_id, "A1")
     assert saved.title == "The script's title" and saved.gate.pass_condition.endswith(" Typed in the GUI.")
-    assert sets_repo.list_versions(engine, set_id, "A1")[-1].version == before + 2
+    with reading(engine) as session:
+        assert sets.list_versions(session, set_id, "A1")[-1].version == before + 2
     assert window.notices.recent[-1] == ("success", f"Saved A1 as version {before + 2}.")
 
 
@@ -59,11 +64,13 @@ def test_the_guis_own_edits_in_a_row_are_no_conflict(qtbot, sample_window) -> No
         qtbot.keyClicks(editor.title_edit, text)
         qtbot.keyClick(editor.title_edit, Qt.Key.Key_Tab)
     settle(qtbot, window)
-    assert sets_repo.load_question(window.project.engine, window.set_id, "A1").title == "Third"
+    with reading(window.project.engine) as session:
+        assert sets.load_question(session, window.set_id, "A1").title == "Third"
     assert not [said for _kind, said in window.notices.recent if "changed by" in said]
     window.session.undo_stack.undo()  # undo is an edit made on the GUI's own latest version
     settle(qtbot, window)
-    assert sets_repo.load_question(window.project.engine, window.set_id, "A1").title == "Second"
+    with reading(window.project.engine) as session:
+        assert sets.load_question(session, window.set_id, "A1").title == "Second"
 
 
 def test_approving_what_another_writer_has_just_changed_is_refused(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
@@ -96,14 +103,14 @@ def test_a_stale_fixture_edit_keeps_the_typed_fixture_and_the_other_writers_chan
 
     script = open_project(window.project.folder)  # another writer changes the second fixture
     try:
-        question = sets_repo.load_question(script.engine, set_id, "A1")
+        with reading(script.engine) as session:
+            question = sets.load_question(session, set_id, "A1")
         changed = [
             f.model_copy(update={"rationale": "The script's rationale."}) if f.fixture_id == second else f
             for f in question.calibration
         ]
-        sets_repo.save_question(
-            script.engine, set_id, question.model_copy(update={"calibration": changed}), author="script"
-        )
+        with unit_of_work(script.engine) as tx:
+            sets.save_question(tx, set_id, question.model_copy(update={"calibration": changed}), author="script")
     finally:
         script.close()
 
@@ -118,5 +125,6 @@ def test_a_stale_fixture_edit_keeps_the_typed_fixture_and_the_other_writers_chan
 
     fixtures._commit()  # leaving the field again saves it, on top of the newer version
     settle(qtbot, window)
-    saved = {f.fixture_id: f for f in sets_repo.load_question(engine, set_id, "A1").calibration}
+    with reading(engine) as session:
+        saved = {f.fixture_id: f for f in sets.load_question(session, set_id, "A1").calibration}
     assert saved[first].rationale == "Typed in the GUI." and saved[second].rationale == "The script's rationale."

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import text
 
 from gtreview.app.sample_project import ensure_sample_project
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.project import open_project
 
 CHILD = r"""
@@ -73,10 +74,13 @@ def test_sigkill_during_editing_keeps_every_saved_edit(tmp_path: Path) -> None:
     try:
         with project.engine.connect() as connection:
             assert connection.execute(text("PRAGMA integrity_check")).scalar() == "ok"
-        set_id = sets_repo.list_sets(project.engine)[0].id
-        question = sets_repo.load_question(project.engine, set_id, "A1")
+        with reading(project.engine) as session:
+            set_id = sets.list_sets(session)[0].id
+        with reading(project.engine) as session:
+            question = sets.load_question(session, set_id, "A1")
         assert question.title == "Edited title 2"
-        versions = sets_repo.list_versions(project.engine, set_id, "A1")
+        with reading(project.engine) as session:
+            versions = sets.list_versions(session, set_id, "A1")
         assert [v.version for v in versions] == [1, 2, 3, 4]
         assert "half-typed" not in (question.principle or "")  # only the field being typed is lost
     finally:

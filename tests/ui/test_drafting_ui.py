@@ -6,7 +6,7 @@ from PySide6.QtCore import QSettings
 
 from gtreview.store.corpus_repo import import_documents
 from gtreview.store.project import create_project
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store.sets import ReviewStatus
 from gtreview.ui.main_window import MainWindow
 from tests.authoring.fakes import DraftScript, corpus
 from tests.judging.scripted import ScriptedBackend

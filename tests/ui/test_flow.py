@@ -15,8 +15,9 @@ from gtreview.app.corpus_import import collect_files
 from gtreview.app.sample_project import SAMPLE_CORPUS_FOLDERS, sample_rubric_path
 from gtreview.corpus.readers import CorpusImportError
 from gtreview.paths import sample_corpus_dir
-from gtreview.store import sets_repo
+from gtreview.store import sets
 from gtreview.store.corpus_repo import list_documents
+from gtreview.store.db import reading
 from gtreview.store.project import DB_FILE, ProjectError, create_project
 from gtreview.ui import app as app_module
 from gtreview.ui.dialogs.welcome import WelcomeDialog
@@ -94,7 +95,8 @@ def test_file_menu_imports_the_corpus_then_a_rubric(qtbot, empty_window, monkeyp
     monkeypatch.setattr("gtreview.ui.flow.QFileDialog.getOpenFileName", lambda *a, **k: (str(sample_rubric_path()), ""))
     actions["import_rubric"].trigger()
     settle(qtbot, window)
-    (imported,) = sets_repo.list_sets(window.project.engine)
+    with reading(window.project.engine) as session:
+        (imported,) = sets.list_sets(session)
     assert window.set_id == imported.id  # the new set opens
     assert window.question_list.model.rowCount() == imported.question_count > 0
     assert children(window.navigator.sets_item) == [f"{imported.name} ({imported.question_count})"]
@@ -228,17 +230,20 @@ def test_a_rubric_imported_again_opens_its_set_and_offers_a_new_copy(qtbot, empt
     window = empty_window
     window.import_rubric(sample_rubric_path())
     settle(qtbot, window)
-    (first,) = sets_repo.list_sets(window.project.engine)
+    with reading(window.project.engine) as session:
+        (first,) = sets.list_sets(session)
     window.import_rubric(sample_rubric_path())  # the same file: nothing is added, the set opens
     settle(qtbot, window)
     qtbot.waitUntil(lambda: _copy_offer(window) is not None)
     offer = _copy_offer(window)
     assert offer is not None and window.set_id == first.id
-    assert [s.id for s in sets_repo.list_sets(window.project.engine)] == [first.id]
+    with reading(window.project.engine) as session:
+        assert [s.id for s in sets.list_sets(session)] == [first.id]
     assert offer.defaultButton().text() == f"Open set {first.id}"  # Enter keeps the set: a copy is asked for
     (copy,) = [b for b in offer.buttons() if "new copy" in b.text()]
     copy.click()
     settle(qtbot, window)
-    sets = sets_repo.list_sets(window.project.engine)
-    assert len(sets) == 2 and window.set_id == sets[-1].id != first.id  # the copy is a set of its own, opened
-    assert sets[-1].question_count == first.question_count
+    with reading(window.project.engine) as session:
+        summaries = sets.list_sets(session)
+    assert len(summaries) == 2 and window.set_id == summaries[-1].id != first.id  # the copy is a set of its own, opened
+    assert summaries[-1].question_count == first.question_count

@@ -6,8 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from gtreview.store import sets_repo
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store import sets
+from gtreview.store.db import reading
+from gtreview.store.sets import ReviewStatus
 from gtreview.ui.dialogs.comment import CommentDialog, ask_comment
 from tests.ui.waiting import settle
 
@@ -76,7 +77,8 @@ def test_approving_offers_to_move_on_and_moves_on_when_asked(qtbot, sample_windo
     settle(qtbot, window)
     window.menu_actions["approve"].trigger()
     settle(qtbot, window)
-    statuses = {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}
+    with reading(engine) as session:
+        statuses = {s.qid: s.review_status for s in sets.list_questions(session, set_id)}
     assert statuses["A1"] is statuses["A2"] is ReviewStatus.APPROVED
     assert window.qid not in ("A1", "A2") and statuses[window.qid] is not ReviewStatus.APPROVED
     assert "the next unreviewed question" in window.statusBar().currentMessage()
@@ -104,7 +106,8 @@ def test_an_edit_that_withdraws_an_approval_says_so(qtbot, sample_window) -> Non
     settle(qtbot, window)
     window.menu_actions["approve"].trigger()
     settle(qtbot, window)
-    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.APPROVED
+    with reading(engine) as session:
+        assert {s.qid: s.review_status for s in sets.list_questions(session, set_id)}["A1"] is ReviewStatus.APPROVED
     window.tabs.setCurrentWidget(window.editor)
     editor = window.editor
     editor.title_edit.setFocus()
@@ -114,7 +117,8 @@ def test_an_edit_that_withdraws_an_approval_says_so(qtbot, sample_window) -> Non
         qtbot.keyClick(editor.title_edit, Qt.Key.Key_Return)
     settle(qtbot, window)
     assert withdrawn.args == ["A1", "approved"]
-    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}["A1"] is ReviewStatus.DRAFT
+    with reading(engine) as session:
+        assert {s.qid: s.review_status for s in sets.list_questions(session, set_id)}["A1"] is ReviewStatus.DRAFT
     assert any("A1 is a draft again" in text for _kind, text in window.notices.recent)
 
 
@@ -141,19 +145,22 @@ def test_ctrl_z_in_a_field_with_nothing_to_undo_undoes_the_last_saved_edit(qtbot
     settle(qtbot, window)
     window.tabs.setCurrentWidget(window.editor)
     editor = window.editor
-    title = sets_repo.load_question(engine, set_id, "A1").title
+    with reading(engine) as session:
+        title = sets.load_question(session, set_id, "A1").title
     editor.title_edit.setFocus()
     editor.title_edit.selectAll()
     qtbot.keyClicks(editor.title_edit, "A new title")
     with qtbot.waitSignal(window.session.saved, timeout=5000):
         qtbot.keyClick(editor.title_edit, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert sets_repo.load_question(engine, set_id, "A1").title == "A new title"
+    with reading(engine) as session:
+        assert sets.load_question(session, set_id, "A1").title == "A new title"
     editor.type_edit.setFocus()  # a field the expert has not typed in
     with qtbot.waitSignal(window.session.saved, timeout=5000):
         qtbot.keyClick(editor.type_edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
-    assert sets_repo.load_question(engine, set_id, "A1").title == title  # the window's undo took the key
+    with reading(engine) as session:
+        assert sets.load_question(session, set_id, "A1").title == title  # the window's undo took the key
 
 
 def test_blind_grading_with_nothing_to_grade_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]

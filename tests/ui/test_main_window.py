@@ -4,7 +4,8 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from gtreview.app.review import question_rows
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading, unit_of_work
 from gtreview.ui.main_window import MainWindow
 from gtreview.ui.models.question_table import QuestionFilterProxy, QuestionTableModel
 from tests.ui.waiting import settle
@@ -43,18 +44,20 @@ def test_window_shows_set_question_and_cited_source(
 
 
 def test_search_and_filters(qtbot, interop_project, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
-    sets_repo.set_review_status(interop_project.engine, 1, "B2", sets_repo.ReviewStatus.APPROVED, actor="geo")
+    with unit_of_work(interop_project.engine) as tx:
+        sets.record_review(tx, 1, "B2", sets.ReviewStatus.APPROVED, actor="geo")
     window = MainWindow(interop_project, settings)
     qtbot.addWidget(window)
     settle(qtbot, window)
     listing = window.question_list
     qtbot.keyClicks(listing.search, "supergene")
     # the search reads every text of a question: B2's title, and C3's answer or rubric
-    saying = [
-        q.id
-        for q in sets_repo.export_rubric(interop_project.engine, 1).questions
-        if "supergene" in json.dumps(q.to_json_dict()).casefold()
-    ]
+    with reading(interop_project.engine) as session:
+        saying = [
+            q.id
+            for q in sets.export_rubric(session, 1).questions
+            if "supergene" in json.dumps(q.to_json_dict()).casefold()
+        ]
     assert [listing.proxy.index(r, 0).data() for r in range(listing.proxy.rowCount())] == saying == ["B2", "C3"]
     qtbot.keyClicks(listing.search, " enrichment blanket that never")
     assert listing.proxy.rowCount() == 0

@@ -7,8 +7,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QUrl
 
 from gtreview.app import editing
-from gtreview.store import sets_repo
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store import sets
+from gtreview.store.db import reading
+from gtreview.store.sets import ReviewStatus
 from gtreview.ui.models.question_table import COLUMNS
 from gtreview.ui.paraphrase_controller import ParaphraseDialog
 from tests.ui.waiting import settle
@@ -28,7 +29,8 @@ def test_a_new_paraphrase_from_the_keyboard(qtbot, sample_window, qtmodeltester)
     engine, set_id = window.project.engine, window.set_id
     original = window.qid
     assert original is not None
-    wording = sets_repo.load_question(engine, set_id, original).question
+    with reading(engine) as session:
+        wording = sets.load_question(session, set_id, original).question
     qtbot.keyClick(window, Qt.Key.Key_R, CTRL_SHIFT)  # Edit > New paraphrase…
     qtbot.waitUntil(lambda: window.paraphrases.dialog is not None, timeout=10000)
     dialog = window.paraphrases.dialog
@@ -40,9 +42,11 @@ def test_a_new_paraphrase_from_the_keyboard(qtbot, sample_window, qtmodeltester)
     settle(qtbot, window)
     new = f"{original}-P1"
     assert window.qid == new  # listed after its original, and shown
-    made = sets_repo.load_question(engine, set_id, new)
+    with reading(engine) as session:
+        made = sets.load_question(session, set_id, new)
     assert made.question == WORDING and made.paraphrase_of == original
-    assert {s.qid: s.review_status for s in sets_repo.list_questions(engine, set_id)}[new] is ReviewStatus.DRAFT
+    with reading(engine) as session:
+        assert {s.qid: s.review_status for s in sets.list_questions(session, set_id)}[new] is ReviewStatus.DRAFT
     assert cell(window, new, "Paraphrase of") == original and cell(window, original, "Paraphrase of") == ""
     qtmodeltester.check(window.question_list.model)
     window.tabs.setCurrentWidget(window.question_view)
@@ -75,7 +79,9 @@ def test_an_edited_original_is_brought_over_from_the_keyboard(qtbot, sample_wind
     assert "paraphrase-rubric-stale" in window.question_view.toPlainText()
     qtbot.keyClick(window, Qt.Key.Key_U, CTRL_SHIFT)  # Edit > Update paraphrase from its original
     settle(qtbot, window)
-    assert sets_repo.load_question(engine, set_id, added.qid).do_not_credit == ["Blames the assayer."]
-    assert sets_repo.load_question(engine, set_id, added.qid).question == WORDING
+    with reading(engine) as session:
+        assert sets.load_question(session, set_id, added.qid).do_not_credit == ["Blames the assayer."]
+    with reading(engine) as session:
+        assert sets.load_question(session, set_id, added.qid).question == WORDING
     assert "paraphrase-rubric-stale" not in window.question_view.toPlainText()
     assert "rubric again" in window.statusBar().currentMessage()

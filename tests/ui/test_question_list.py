@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
 from gtreview.ui.models.question_table import COLUMNS
 from tests.judging.scripted import ScriptedBackend, verdict_json
@@ -29,7 +30,8 @@ def column_text(window, qid: str, name: str) -> str:  # type: ignore[no-untyped-
 def test_search_finds_words_of_the_answer_and_rubric_not_only_the_title(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
-    questions = sets_repo.export_rubric(engine, set_id).questions
+    with reading(engine) as session:
+        questions = sets.export_rubric(session, set_id).questions
     target = questions[3]
     others = " ".join(f"{q.title} {q.question}" for q in questions if q.id != target.id).casefold()
     word = next(
@@ -57,7 +59,8 @@ def test_difficulty_sorts_easy_moderate_hard(qtbot, sample_window) -> None:  # t
 def test_the_calibration_column_says_what_the_judge_reproduced(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
-    question = sets_repo.load_question(engine, set_id, "A1")
+    with reading(engine) as session:
+        question = sets.load_question(session, set_id, "A1")
     count = len(question.calibration)
     assert column_text(window, "A1", "Calibration") == f"{count} not run"
     set_setting(engine, JUDGE_SPEC, "scripted:judge")

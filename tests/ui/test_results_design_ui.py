@@ -6,7 +6,8 @@ from pypdf import PdfReader
 
 from gtreview.results.design_text import design_readings, design_tables
 from gtreview.runs.plan import ModelEntry
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from tests.results.test_design import open_backend
 from tests.ui.test_runs_ui import CONFIG
 from tests.ui.waiting import settle
@@ -18,7 +19,8 @@ def _flat(text: str) -> str:
 
 def run_three_model_pass(qtbot, window, name: str) -> None:  # type: ignore[no-untyped-def]
     """A scripted pass of a base and two fine-tunes, three answers each, then its results shown."""
-    questions = {q.id: q for q in sets_repo.export_rubric(window.project.engine, window.set_id).questions}
+    with reading(window.project.engine) as session:
+        questions = {q.id: q for q in sets.export_rubric(session, window.set_id).questions}
     window.run_controller.open_backend = open_backend(questions)
     three = CONFIG.model_copy(
         update={

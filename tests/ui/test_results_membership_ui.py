@@ -13,7 +13,8 @@ from pypdf import PdfReader
 from gtreview.app.probes import run_memorisation_probes
 from gtreview.results.membership_text import MEMBERSHIP_HEADER, MEMBERSHIP_HEADING, TPR_HEADERS, roc_title
 from gtreview.runs.membership import MembershipSplit
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.ui.widgets.membership_view import MembershipView
 from tests.app.test_membership import HELD_OUT, TRAINED, fakes
 from tests.cli.test_cli_results import cli
@@ -32,7 +33,8 @@ def test_membership_reads_the_same_in_the_view_the_pdf_and_the_cli(
 ) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine = window.project.engine
-    questions = {q.id: q for q in sets_repo.export_rubric(engine, window.set_id).questions}
+    with reading(engine) as session:
+        questions = {q.id: q for q in sets.export_rubric(session, window.set_id).questions}
     window.run_controller.open_backend = open_backend(questions)
     with qtbot.waitSignal(window.run_controller.finished, timeout=30000):
         window.start_configured_pass(CONFIG)
@@ -111,7 +113,8 @@ def test_only_the_current_tab_of_the_results_tables_is_drawn(qtbot, sample_windo
     """The probes' table was shown by hand, and so drawn over whichever tab was current."""
     window = sample_window
     engine = window.project.engine
-    questions = {q.id: q for q in sets_repo.export_rubric(engine, window.set_id).questions}
+    with reading(engine) as session:
+        questions = {q.id: q for q in sets.export_rubric(session, window.set_id).questions}
     window.run_controller.open_backend = open_backend(questions)
     with qtbot.waitSignal(window.run_controller.finished, timeout=30000):
         window.start_configured_pass(CONFIG)

@@ -9,7 +9,8 @@ from pypdf import PdfReader
 
 from gtreview.inference.backend import CompletionRequest
 from gtreview.results.noise_text import NOISE_HEADING
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from tests.judging.scripted import ScriptedBackend
 from tests.results.test_design import open_backend
 from tests.ui.test_runs_ui import CONFIG
@@ -48,7 +49,8 @@ def wavering(opened):  # type: ignore[no-untyped-def]
 def test_noise_reads_the_same_in_the_view_and_the_pdf(qtbot, sample_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine = window.project.engine
-    questions = {q.id: q for q in sets_repo.export_rubric(engine, window.set_id).questions}
+    with reading(engine) as session:
+        questions = {q.id: q for q in sets.export_rubric(session, window.set_id).questions}
     window.run_controller.open_backend = wavering(open_backend(questions))
     with qtbot.waitSignal(window.run_controller.finished, timeout=30000):
         window.start_configured_pass(CONFIG.model_copy(update={"judge_repeats": 3}))

@@ -4,17 +4,20 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
 from gtreview.app import workflow
-from gtreview.store import sets_repo
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store import sets
+from gtreview.store.db import reading
+from gtreview.store.sets import ReviewStatus
 from tests.ui.waiting import settle
 
 
 def current_question(window):  # type: ignore[no-untyped-def]
-    return sets_repo.load_question(window.project.engine, window.set_id, window.qid)
+    with reading(window.project.engine) as session:
+        return sets.load_question(session, window.set_id, window.qid)
 
 
 def status_of(window, qid: str) -> ReviewStatus:  # type: ignore[no-untyped-def]
-    return {s.qid: s.review_status for s in sets_repo.list_questions(window.project.engine, window.set_id)}[qid]
+    with reading(window.project.engine) as session:
+        return {s.qid: s.review_status for s in sets.list_questions(session, window.set_id)}[qid]
 
 
 def test_typing_a_title_saves_a_version_and_undo_restores_it(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
@@ -43,7 +46,8 @@ def test_typing_a_title_saves_a_version_and_undo_restores_it(qtbot, sample_windo
     settle(qtbot, window)
     assert current_question(window).title == original
     assert editor.title_edit.text() == original
-    assert [v.version for v in sets_repo.list_versions(window.project.engine, window.set_id, "A1")] == [1, 2, 3]
+    with reading(window.project.engine) as session:
+        assert [v.version for v in sets.list_versions(session, window.set_id, "A1")] == [1, 2, 3]
     window.menu_actions["redo"].trigger()
     settle(qtbot, window)
     assert current_question(window).title == "Where to sink on a saddle reef"
@@ -122,10 +126,11 @@ def test_keyboard_review_of_the_whole_set_and_sign_off(qtbot, sample_window) -> 
         window.menu_actions["next_unreviewed"].trigger()
         qtbot.keyClick(window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
         settle(qtbot, window)  # the row says approved before the next unreviewed one is looked for
-    assert {s.review_status for s in sets_repo.list_questions(window.project.engine, window.set_id)} == {
-        ReviewStatus.APPROVED,
-        ReviewStatus.RETIRED,
-    }
+    with reading(window.project.engine) as session:
+        assert {s.review_status for s in sets.list_questions(session, window.set_id)} == {
+            ReviewStatus.APPROVED,
+            ReviewStatus.RETIRED,
+        }
     window.menu_actions["next_unreviewed"].trigger()
     assert "Every question has been reviewed" in window.statusBar().currentMessage()
 
@@ -172,8 +177,9 @@ def test_shortcut_sheet_lists_the_review_keys(sample_window) -> None:  # type: i
 
 def test_sign_off_appears_under_releases(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
-    for summary in sets_repo.list_questions(window.project.engine, window.set_id):
-        workflow.approve(window.project.engine, window.set_id, summary.qid, reviewer="Dr Test")
+    with reading(window.project.engine) as session:
+        for summary in sets.list_questions(session, window.set_id):
+            workflow.approve(window.project.engine, window.set_id, summary.qid, reviewer="Dr Test")
     window.answers.append("v1")
     window.menu_actions["sign_off"].trigger()
     settle(qtbot, window)

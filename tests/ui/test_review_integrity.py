@@ -11,8 +11,9 @@ from pypdf import PdfReader
 from PySide6.QtCore import Qt
 
 from gtreview.app import workflow
-from gtreview.store import sets_repo
-from gtreview.store.sets_repo import ReviewStatus
+from gtreview.store import sets
+from gtreview.store.db import reading
+from gtreview.store.sets import ReviewStatus
 from tests.ui.test_runs_ui import CONFIG, scripted_open
 from tests.ui.waiting import settle
 
@@ -20,15 +21,18 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 
 
 def current_question(window, qid: str = "A1"):  # type: ignore[no-untyped-def]
-    return sets_repo.load_question(window.project.engine, window.set_id, qid)
+    with reading(window.project.engine) as session:
+        return sets.load_question(session, window.set_id, qid)
 
 
 def status_of(window, qid: str) -> ReviewStatus:  # type: ignore[no-untyped-def]
-    return {s.qid: s.review_status for s in sets_repo.list_questions(window.project.engine, window.set_id)}[qid]
+    with reading(window.project.engine) as session:
+        return {s.qid: s.review_status for s in sets.list_questions(session, window.set_id)}[qid]
 
 
 def versions_of(window, qid: str) -> list[int]:  # type: ignore[no-untyped-def]
-    return [v.version for v in sets_repo.list_versions(window.project.engine, window.set_id, qid)]
+    with reading(window.project.engine) as session:
+        return [v.version for v in sets.list_versions(session, window.set_id, qid)]
 
 
 def messages(window) -> list[str]:  # type: ignore[no-untyped-def]
@@ -72,9 +76,8 @@ def test_redo_after_approval_and_sign_off_changes_nothing(qtbot, sample_window) 
         select(qtbot, window, row.qid)
         qtbot.keyClick(window, Qt.Key.Key_Return, CTRL)
         settle(qtbot, window)
-    assert {s.review_status for s in sets_repo.list_questions(window.project.engine, window.set_id)} == {
-        ReviewStatus.APPROVED
-    }
+    with reading(window.project.engine) as session:
+        assert {s.review_status for s in sets.list_questions(session, window.set_id)} == {ReviewStatus.APPROVED}
     assert any("undo history" in m.casefold() for m in said)  # the boundary is said, not silent
     window.answers.append("All ten checked.")
     window.menu_actions["sign_off"].trigger()
@@ -249,9 +252,10 @@ def test_the_apps_pdf_of_a_signed_off_set_says_it_was_signed_off(qtbot, sample_w
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
     workflow.retire(engine, set_id, "A2", reviewer="Dr Test", comment="Duplicates A1")  # as the expert did
-    for summary in sets_repo.list_questions(engine, set_id):
-        if summary.qid != "A2":
-            workflow.approve(engine, set_id, summary.qid, reviewer="Dr Test")
+    with reading(engine) as session:
+        for summary in sets.list_questions(session, set_id):
+            if summary.qid != "A2":
+                workflow.approve(engine, set_id, summary.qid, reviewer="Dr Test")
     window.answers.append("Reviewed against all seven reports.")
     window.menu_actions["sign_off"].trigger()
     settle(qtbot, window)

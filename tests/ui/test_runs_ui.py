@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
+from gtreview.store.db import reading
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.flow import RUNS_POLL_MS
 from tests.judging.scripted import ScriptedBackend, fixture_reply, verdict_json
@@ -18,9 +19,10 @@ from tests.ui.waiting import settle
 
 
 def scripted_open(window, delay: float = 0.0):  # type: ignore[no-untyped-def]
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
 
-    questions = {q.id: q for q in sets_repo.export_rubric(window.project.engine, window.set_id).questions}
+    with reading(window.project.engine) as session:
+        questions = {q.id: q for q in sets.export_rubric(session, window.set_id).questions}
 
     def judge(request: CompletionRequest) -> str:
         content = request.messages[1].content

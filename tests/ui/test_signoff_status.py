@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from gtreview.app import editing, workflow
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.ui.waiting import settle
 
@@ -12,9 +13,10 @@ def test_the_status_says_the_set_changed_since_its_sign_off(qtbot, sample_window
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
     set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, False)
-    for summary in sets_repo.list_questions(engine, set_id):
-        workflow.start_review(engine, set_id, summary.qid, reviewer="Dr Test")
-        workflow.approve(engine, set_id, summary.qid, reviewer="Dr Test", unresolved_reason="checked by hand")
+    with reading(engine) as session:
+        for summary in sets.list_questions(session, set_id):
+            workflow.start_review(engine, set_id, summary.qid, reviewer="Dr Test")
+            workflow.approve(engine, set_id, summary.qid, reviewer="Dr Test", unresolved_reason="checked by hand")
     signed = workflow.sign_off(engine, set_id, reviewer="Dr Test")
     window.open_set(set_id)
     settle(qtbot, window)

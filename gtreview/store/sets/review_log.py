@@ -1,0 +1,131 @@
+"""The review log: decisions on questions, sign-offs of a set, and the append-only audit trail.
+
+The review rules themselves live in ``core.review_flow``; the app applies them and
+records the outcome here, in the same unit of work. A decision made on a version that is
+no longer current is refused (``ReviewConflictError``): nobody approves content unseen.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from gtreview.core.jsonmodel import canonical_hash
+from gtreview.core.review_flow import ReviewStatus
+from gtreview.store import tables
+from gtreview.store.sets.errors import NoSuchSignoff, ReviewConflictError
+from gtreview.store.sets.models import HistoryEntry, SignoffInfo
+from gtreview.store.sets.rows import current_content, question_row, version_row
+
+
+def record_review(
+    session: Session,
+    set_id: int,
+    qid: str,
+    status: ReviewStatus,
+    *,
+    actor: str,
+    comment: str = "",
+    version: int | None = None,
+) -> int:
+    """Set the question's status and append the decision to the audit log, in ``session``
+    (the intent's unit of work); return the version the decision is about.
+
+    ``version`` is the version the reviewer decided on: when another has been saved since,
+    the decision is refused (``ReviewConflictError``), so nobody approves content unseen.
+    """
+    row = question_row(session, set_id, qid)
+    if version is not None and version != row.current_version:
+        newest = version_row(session, row, row.current_version)
+        raise ReviewConflictError(qid, version, row.current_version, newest.author, status.value.replace("_", " "))
+    content_hash = canonical_hash(current_content(session, row))
+    row.review_status = status.value
+    session.add(row)
+    session.add(
+        tables.ReviewLog(
+            actor=actor,
+            action=status.value,
+            set_id=set_id,
+            question_id=row.id,
+            version=row.current_version,
+            content_hash=content_hash,
+            comment=comment,
+        )
+    )
+    return row.current_version
+
+
+def question_log(session: Session, set_id: int, qid: str) -> list[tables.ReviewLog]:
+    """The audit trail of one question, oldest first."""
+    row = question_row(session, set_id, qid)
+    return list(
+        session.exec(
+            select(tables.ReviewLog).where(tables.ReviewLog.question_id == row.id).order_by(col(tables.ReviewLog.id))
+        )
+    )
+
+
+def review_log(session: Session, set_id: int) -> list[tables.ReviewLog]:
+    return list(
+        session.exec(
+            select(tables.ReviewLog).where(tables.ReviewLog.set_id == set_id).order_by(col(tables.ReviewLog.id))
+        )
+    )
+
+
+def record_signoff(
+    session: Session,
+    set_id: int,
+    rubric_json: str,
+    content_hash: str,
+    question_count: int,
+    *,
+    reviewer: str,
+    comment: str,
+) -> int:
+    """Record a frozen sign-off and its audit entry in ``session`` (the intent's unit of work);
+    return its number (1, 2, ...). Numbered under the write lock, so two sign-offs at once
+    get 1 and 2."""
+    latest = session.exec(select(func.max(tables.SetSignoff.number)).where(tables.SetSignoff.set_id == set_id)).one()
+    number = (latest or 0) + 1
+    session.add(
+        tables.SetSignoff(
+            set_id=set_id,
+            number=number,
+            content_hash=content_hash,
+            rubric_json=rubric_json,
+            question_count=question_count,
+            reviewer=reviewer,
+            comment=comment,
+        )
+    )
+    session.add(
+        tables.ReviewLog(actor=reviewer, action="sign_off", set_id=set_id, content_hash=content_hash, comment=comment)
+    )
+    return number
+
+
+def list_signoffs(session: Session, set_id: int) -> list[tables.SetSignoff]:
+    return list(
+        session.exec(
+            select(tables.SetSignoff).where(tables.SetSignoff.set_id == set_id).order_by(col(tables.SetSignoff.number))
+        )
+    )
+
+
+def history(session: Session, set_id: int, qid: str) -> list[HistoryEntry]:
+    """A question's audit trail as read models, oldest first."""
+    return [HistoryEntry.model_validate(entry) for entry in question_log(session, set_id, qid)]
+
+
+def signoffs(session: Session, set_id: int) -> list[SignoffInfo]:
+    """The set's sign-offs as read models, in number order."""
+    return [SignoffInfo.model_validate(record) for record in list_signoffs(session, set_id)]
+
+
+def signed_rubric_text(session: Session, set_id: int, number: int) -> str:
+    """The exact rubric file frozen by sign-off ``number``."""
+    for record in list_signoffs(session, set_id):
+        if record.number == number:
+            return record.rubric_json
+    raise NoSuchSignoff(f"set {set_id} has no sign-off {number}")

@@ -23,6 +23,7 @@ from gtreview.logging_setup import configure_logging
 from gtreview.paths import default_project_dir, resources_dir, sample_project_dir
 from gtreview.store.project import DB_FILE, Project, ProjectError, create_project, open_project
 from gtreview.ui.dialogs.welcome import WelcomeDialog
+from gtreview.ui.keyboard import install_tab_moves_focus
 from gtreview.ui.main_window import MainWindow
 from gtreview.ui.menus import recent_projects, remember_project
 from gtreview.ui.theme import follow_system_theme
@@ -211,6 +212,7 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
         app.setWindowIcon(QIcon(str(icon)))
     settings = QSettings()
     follow_system_theme(app, settings)  # the theme chosen in Preferences, else the system's
+    install_tab_moves_focus(app)  # the welcome page's too
     install_exception_dialog(log_file)
     try:
         opened = choose_project(project, sample, settings)

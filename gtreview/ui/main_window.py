@@ -28,6 +28,7 @@ from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.draft_controller import DraftController, DraftDialog
 from gtreview.ui.editing_session import EditSession
+from gtreview.ui.keyboard import install_tab_moves_focus
 from gtreview.ui.menus import build_menus
 from gtreview.ui.ops import LatestQuery, NoticeKind, OpChanges, OpHub, QueryOp
 from gtreview.ui.pages import PagesMixin
@@ -60,6 +61,7 @@ class MainWindow(PagesMixin, QMainWindow):
 
     def __init__(self, project: Project, settings: QSettings | None = None) -> None:
         super().__init__()
+        install_tab_moves_focus()  # Tab leaves tables and text fields, in this window and its dialogs
         self.project = project
         self.settings = settings or QSettings()
         self.ops = OpHub(self)

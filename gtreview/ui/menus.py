@@ -24,6 +24,7 @@ from gtreview.app.project_settings import (
 from gtreview.app.question_calibration import approval_requires_calibration
 from gtreview.logging_setup import log_path
 from gtreview.ui.dialogs.judge_gate_dialog import JudgeGateDialog
+from gtreview.ui.keyboard import show_tab
 from gtreview.ui.ops import CollectionOp, OpChanges, QueryOp
 
 if TYPE_CHECKING:
@@ -194,7 +195,7 @@ def _tab(window: MainWindow, position: int) -> object:
 
     def show() -> None:
         window.pages.setCurrentWidget(window.work_splitter)
-        window.tabs.setCurrentIndex(position)
+        show_tab(window.tabs, position)
 
     return show
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings, QSize, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QWidget
 
@@ -151,14 +151,16 @@ class _Windows:
         remember_project(self.settings, project.folder)
         window = MainWindow(project, self.settings)
         window.open_project_requested.connect(self.switch)
+        maximized = window.isMaximized()  # as it was saved
         if self.window is not None:
             old = self.window
+            maximized = old.isMaximized()  # another project opens in the window's place, as it was
+            if not maximized:
+                window.setGeometry(old.geometry())
             old.close()
             old.project.close()
         self.window = window
-        fit_to_screen(window)
-        window.show()
-        QTimer.singleShot(0, window, lambda: fit_to_screen(window))  # again, now that its frame is known
+        show_fitted(window, maximized=maximized)
 
     def switch(self, folder: Path, create: bool = False) -> None:
         """Open (or, asked to, create) the project in ``folder``; a folder that is not a
@@ -229,6 +231,28 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
     finally:
         if windows.window is not None:
             windows.window.project.close()
+
+
+FRAME_ROOM = QSize(16, 48)  # what a window manager's borders and title bar take, about
+
+
+def show_fitted(window: QWidget, *, maximized: bool = False) -> None:
+    """Show the window whole on its screen. One that wants the whole screen (a size saved
+    on a larger monitor, the default 1500x950 on a 1280x720 laptop) or was maximised is
+    shown maximised: the window manager then fits it below its title bar and panels,
+    which a size computed here cannot, as the frame is known only once the manager has
+    framed the window (after the first event-loop turn, under some managers later), so
+    a window sized to the whole screen would put the status bar below its edge."""
+    screen = window.screen()
+    if screen is not None:
+        room = screen.availableGeometry().size() - window.size()
+        maximized = maximized or room.width() < FRAME_ROOM.width() or room.height() < FRAME_ROOM.height()
+    if maximized:
+        window.showMaximized()
+        return
+    fit_to_screen(window)
+    window.show()
+    QTimer.singleShot(0, window, lambda: fit_to_screen(window))  # again, now that its frame is known
 
 
 def fit_to_screen(window: QWidget) -> None:

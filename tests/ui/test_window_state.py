@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QSize
+from PySide6.QtWidgets import QApplication
 
 from gtreview.store.project import create_project
 from gtreview.ui import app as app_module
@@ -20,7 +21,7 @@ def _close(qtbot, window) -> None:  # type: ignore[no-untyped-def]
 
 def test_a_window_as_large_as_the_screen_opens_maximised(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
     settings.setValue("reviewer/name", "Dr Test")
-    screen = app_module.QApplication.primaryScreen().availableGeometry().size()
+    screen = QApplication.primaryScreen().availableGeometry().size()
     settings.setValue("main_window/size", screen)  # saved on this screen, or the default on a small one
     windows = app_module._Windows(settings)
     windows.show(create_project(tmp_path / "one"))

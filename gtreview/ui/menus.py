@@ -24,6 +24,7 @@ from gtreview.app.project_settings import (
 from gtreview.app.question_calibration import approval_requires_calibration
 from gtreview.logging_setup import log_path
 from gtreview.ui.dialogs.judge_gate_dialog import JudgeGateDialog
+from gtreview.ui.dialogs.shortcut_sheet import ShortcutSheet
 from gtreview.ui.keyboard import show_tab
 from gtreview.ui.ops import CollectionOp, OpChanges, QueryOp
 
@@ -210,11 +211,11 @@ def shortcut_sheet_html(actions: dict[str, QAction]) -> str:
     return f"<table cellspacing=6>{rows}</table>"
 
 
-def show_shortcut_sheet(window: MainWindow, actions: dict[str, QAction]) -> None:
-    box = QMessageBox(window)
-    box.setWindowTitle("Keyboard shortcuts")
-    box.setText(shortcut_sheet_html(actions))
-    box.open()
+def show_shortcut_sheet(window: MainWindow, actions: dict[str, QAction]) -> ShortcutSheet:
+    sheet = ShortcutSheet(shortcut_sheet_html(actions), window)
+    sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    sheet.open()
+    return sheet
 
 
 def versions() -> dict[str, str]:

@@ -57,3 +57,23 @@ def test_opening_another_project_keeps_the_window_maximised(qtbot, tmp_path: Pat
     qtbot.addWidget(third)
     assert not third.isMaximized()
     _close(qtbot, third)
+
+
+def test_the_shortcut_sheet_fits_the_screen_with_its_ok_button(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QDialogButtonBox, QPushButton
+
+    from gtreview.ui.menus import show_shortcut_sheet
+
+    window = sample_window
+    actions = {**window.menu_actions, **{f"{k}_again": a for k, a in window.menu_actions.items()}}  # twice as many
+    show_shortcut_sheet(window, actions)
+    sheet = window.findChildren(QDialogButtonBox)[-1].window()
+    qtbot.waitExposed(sheet)
+    available = sheet.screen().availableGeometry()
+    assert sheet.frameGeometry().height() <= available.height()
+    ok = next(b for b in sheet.findChildren(QPushButton) if b.text().replace("&", "") == "OK")
+    bottom = ok.mapTo(sheet, QPoint(0, ok.height()))
+    assert ok.isVisible() and sheet.rect().contains(bottom - QPoint(0, 1))
+    assert sheet.geometry().bottom() <= available.bottom()
+    sheet.accept()

@@ -261,16 +261,25 @@ def page_html(page: PageText, cited: set[int]) -> str:
     return f"{style()}<p style='font-family: monospace; white-space: pre-wrap'>{body}</p>"
 
 
+CITED_ANCHOR = "cited"  # the first cited cell of a table, scrolled to
+
+
 def table_html(document: ParsedDocument, resolution: LocatorResolution) -> str:
     parts = [style(), f"<h3>{escape(document.name)}</h3>"]
+    anchored = False
     for cell in resolution.cells:
         row = next((r for r in document.rows if r.index == cell.row_index), None)
         if row is None:
             continue
-        body = "".join(
-            f"<tr><th>{escape(column)}</th><td{' class=cited' if column in cell.columns else ''}>{escape(value)}</td></tr>"
-            for column, value in row.cells.items()
-        )
+        cells = []
+        for column, value in row.cells.items():
+            cited = column in cell.columns
+            anchor = f"<a name='{CITED_ANCHOR}'></a>" if cited and not anchored else ""
+            anchored = anchored or cited
+            cells.append(
+                f"<tr><th>{anchor}{escape(column)}</th><td{' class=cited' if cited else ''}>{escape(value)}</td></tr>"
+            )
+        body = "".join(cells)
         parts.append(
             f"<p><b>Row {row.index}</b> ({escape(document.key_column or '')} = {escape(row.key)})</p><table>{body}</table>"
         )

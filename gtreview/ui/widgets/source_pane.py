@@ -21,6 +21,8 @@ from gtreview.corpus.locators import CorpusIndex
 from gtreview.ui.widgets import html
 from gtreview.ui.widgets.labels import ElidedLabel
 
+CONTEXT_LINES = 3  # lines shown above the cited ones, room allowing
+
 
 class SourcePane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -123,6 +125,7 @@ class SourcePane(QWidget):
         elif document.is_table:
             self._document = None
             self.browser.setHtml(html.table_html(document, resolution))
+            self.browser.scrollToAnchor(html.CITED_ANCHOR)  # the cited cell, not the row's first columns
         else:
             self._document = document
             self._cited = {}
@@ -132,8 +135,16 @@ class SourcePane(QWidget):
             self._page_position = next(i for i, p in enumerate(document.pages) if p.number == first_page)
             self._render_page()
             if resolution.spans:
-                self.browser.scrollToAnchor(f"L{max(1, resolution.spans[0].line_start - 3)}")
+                span = resolution.spans[0]
+                self._scroll_to_line(span.line_start, span.line_end)
         self._update_navigation()
+
+    def _scroll_to_line(self, first: int, last: int) -> None:
+        """The cited lines at the top of the view, below up to three lines of context where
+        the view has room for them too (at 1280x720 it holds three or four lines)."""
+        shown = self.browser.viewport().height() // max(1, self.browser.fontMetrics().lineSpacing())
+        context = max(0, min(CONTEXT_LINES, (shown - (last - first + 1)) // 2))
+        self.browser.scrollToAnchor(f"L{max(1, first - context)}")
 
     def _render_page(self) -> None:
         assert self._document is not None

@@ -270,8 +270,14 @@ class QuestionEditor(QScrollArea):
     def _keep_in_place(self, widget: QWidget, before: int) -> None:
         body = self.widget()
         if body is not None and body.isAncestorOf(widget):
+            layout = body.layout()
+            if layout is not None:
+                layout.activate()  # the findings just shown have their places now
             bar = self.verticalScrollBar()
             bar.setValue(bar.value() + widget.mapTo(body, QPoint(0, 0)).y() - before)
+            typed = next((b for b in self._bindings if b.widget is widget or b.widget.isAncestorOf(widget)), None)
+            if typed is not None and typed.findings.isVisible():  # its finding in view, below it
+                self.ensureWidgetVisible(typed.findings, 0, 4)
 
     def _show_findings(self, findings: list[Finding]) -> None:
         shown: set[int] = set()

@@ -24,6 +24,7 @@ from gtreview.app.project_settings import (
 from gtreview.app.question_calibration import approval_requires_calibration
 from gtreview.logging_setup import log_path
 from gtreview.ui.dialogs.judge_gate_dialog import JudgeGateDialog
+from gtreview.ui.dialogs.new_folder import ask_new_folder, unused
 from gtreview.ui.dialogs.shortcut_sheet import ShortcutSheet
 from gtreview.ui.keyboard import show_tab
 from gtreview.ui.ops import CollectionOp, OpChanges, QueryOp
@@ -333,9 +334,14 @@ def _open_project(window: MainWindow) -> None:
 
 
 def _new_project(window: MainWindow) -> None:
-    folder = QFileDialog.getExistingDirectory(window, "Choose an empty folder for the new project")
-    if folder:
-        window.request_open(Path(folder), create=True)
+    folder = ask_new_folder(
+        window,
+        "New project",
+        "The new project's folder (a new one is made; an existing one must be empty):",
+        unused(window.project.folder.parent / "new project"),
+    )
+    if folder is not None:
+        window.request_open(folder, create=True)
 
 
 def _fill_recent(window: MainWindow, menu: QMenu) -> None:

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from gtreview.store.project import DB_FILE
+from gtreview.store.project import DB_FILE, ProjectError
 from gtreview.ui import app as app_module
 from gtreview.ui.dialogs.new_folder import NewFolderDialog
 from tests.ui.waiting import settle
@@ -73,7 +73,7 @@ def test_publish_release_takes_a_typed_new_folder(  # type: ignore[no-untyped-de
 
     def release(_engine, _set_id, *, key, out_dir, project_folder):  # type: ignore[no-untyped-def]
         asked.append(out_dir)
-        raise app_module.ProjectError("stop here")
+        raise ProjectError("stop here")
 
     monkeypatch.setattr("gtreview.ui.flow.create_release_bundle", release)
     window.settings.setValue("reviewer/signing_key", "Dr-Test")

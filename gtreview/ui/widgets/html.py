@@ -114,6 +114,7 @@ h3 {{ margin: 14px 0 4px 0; color: {c.heading}; }}
 .warn {{ color: {c.warning}; }}
 .cited {{ background: {c.cited}; color: {c.text}; }}
 .lineno {{ color: {c.muted}; }}
+.citedno {{ color: {c.text}; }}
 td, th {{ padding: 2px 6px; vertical-align: top; }}
 th {{ text-align: left; background: {c.key_back}; color: {c.text}; }}
 </style>
@@ -255,7 +256,8 @@ def page_html(page: PageText, cited: set[int]) -> str:
     for number, line in enumerate(page.lines, start=1):
         text = escape(line) or "&nbsp;"
         anchor = f"<a name='L{number}'></a>"
-        row = f"{anchor}<span class='lineno'>{str(number).rjust(width).replace(' ', '&nbsp;')}</span>&nbsp;&nbsp;{text}"
+        kind = "citedno" if number in cited else "lineno"  # grey on the highlight is not read (2:1 dark)
+        row = f"{anchor}<span class='{kind}'>{str(number).rjust(width).replace(' ', '&nbsp;')}</span>&nbsp;&nbsp;{text}"
         lines.append(f"<span class='cited'>{row}</span>" if number in cited else row)
     body = "<br>".join(lines)
     return f"{style()}<p style='font-family: monospace; white-space: pre-wrap'>{body}</p>"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QPoint, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -202,6 +202,12 @@ class QuestionEditor(QScrollArea):
                 lambda _n: {"claim": "", "source": "", "locator": "", "authority": "primary", "confidence": "HIGH"},
             ),
         )
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A new theme: the findings are written again in its colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._content:
+            self._show_checks()
 
     # -- loading and validation --------------------------------------------
     def load(self, content: dict[str, Any], *, same_question: bool = False) -> None:

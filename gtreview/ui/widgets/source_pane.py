@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -67,6 +67,15 @@ class SourcePane(QWidget):
         layout.addWidget(QLabel("<b>Evidence and sources</b>"))
         layout.addWidget(self.splitter)
         self._update_navigation()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A new theme: the unresolved items take its red (the old one may not read on it)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            for position, (_item, resolution) in enumerate(self._evidence):
+                entry = self.evidence_list.item(position)
+                if entry is not None and not resolution.resolved:
+                    entry.setForeground(QColor(html.colours().error))
 
     def set_index(self, index: CorpusIndex) -> None:
         self._index = index

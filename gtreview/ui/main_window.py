@@ -188,6 +188,8 @@ class MainWindow(PagesMixin, QMainWindow):
         self.controller.approved.connect(self._approved)
         self.controller.stale.connect(lambda _set, _qid: self.questions.reload_shown())
         self._connect_flow()  # imports, the Runs page's re-reads, resume (ui/flow.py)
+        self.pages.currentChanged.connect(lambda _index: self._highlight_page())
+        self.results.opened.connect(lambda _run: self._highlight_page())
 
     # -- notices ------------------------------------------------------------------
     def notify(self, text: str, kind: NoticeKind | str = "info", timeout: int | None = None) -> None:

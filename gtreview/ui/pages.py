@@ -27,6 +27,9 @@ class PagesMixin(FlowMixin):
     results_view: Any
     corpus_view: Any
     adjudication: Any
+    navigator: Any
+    runs_view: Any
+    work_splitter: Any
 
     statusBar: Any  # provided by QMainWindow (the mixin comes first in the bases)
     notify: Any  # MainWindow.notify(text, kind): the one notice API
@@ -44,6 +47,20 @@ class PagesMixin(FlowMixin):
     def _widget(self) -> QWidget:
         """The window this mixin is part of, as the parent of its dialogs and operations."""
         return cast(QWidget, self)
+
+    def _highlight_page(self) -> None:
+        """The navigator highlights what the page shows (never a run behind the questions)."""
+        page = self.pages.currentWidget()
+        if page is self.work_splitter:
+            self.navigator.show_page("set", self.set_id)
+        elif page is self.runs_view:
+            self.navigator.show_page("runs")
+        elif page is self.results_view:
+            self.navigator.show_page("run", self.results.run_id)
+        elif page is self.corpus_view:
+            self.navigator.show_page("corpus")
+        else:
+            self.navigator.show_page("")
 
     def show_results(self, run_id: int) -> None:
         """Analyse a pass in a worker and show it; the leaderboard compares every pass."""

@@ -5,7 +5,7 @@ a pass from the moment it starts, with its status, as the Runs view re-reads it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
@@ -119,7 +119,7 @@ class Navigator(QTreeWidget):
             target = next((c for c in children if c is not None and c.data(0, role) == ident), None)
         self.blockSignals(True)  # only a highlight: nothing is opened again
         if target is None:
-            self.setCurrentItem(None)  # type: ignore[arg-type]
+            self.setCurrentIndex(QModelIndex())
             self.clearSelection()
         else:
             self.setCurrentItem(target)

@@ -160,6 +160,7 @@ class MainWindow(PagesMixin, QMainWindow):
         self.results.message.connect(notify)
         self.results.opened.connect(lambda _run: self.pages.setCurrentWidget(self.results_view))
         self.runs_view.table.cellDoubleClicked.connect(lambda row, _c: self._open_run_row(row))
+        self.runs_view.table.open_requested.connect(self.show_results)
         self.run_controller.progressed.connect(self.runs_view.show_event)
         self.run_controller.finished.connect(self._pass_finished)
         self.runs_view.cancel_requested.connect(self.run_controller.cancel)

@@ -81,6 +81,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["import_rubric"] = _action(window, file_menu, "Import r&ubric…", "Ctrl+I", window.ask_import_rubric)
     file_menu.addSeparator()
     actions["export_report"] = _action(window, file_menu, "&Export report…", "Ctrl+E", lambda: window.export_report())
+    actions["export_csv"] = _action(window, file_menu, "Export C&SV…", None, lambda: window.export_csv())
     actions["release"] = _action(window, file_menu, "Publish signed re&lease…", None, lambda: window.publish_release())
     file_menu.addSeparator()
     actions["quit"] = _action(window, file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)

@@ -23,7 +23,7 @@ from gtreview.ui.widgets.source_pane import SourcePane
 def _pane(qtbot, document: ParsedDocument) -> SourcePane:  # type: ignore[no-untyped-def]
     pane = SourcePane()
     qtbot.addWidget(pane)
-    pane.resize(520, 150)  # the pane at 1280x720: about 140 px
+    pane.resize(300, 180)  # the pane at 1280x720: about 140 px for the page, narrow
     pane.show()
     qtbot.waitExposed(pane)
     pane.set_index(CorpusIndex([document]))
@@ -41,7 +41,7 @@ def _visible(pane: SourcePane, text: str) -> bool:
 
 
 def test_the_cited_lines_are_in_view_in_a_small_pane(qtbot) -> None:  # type: ignore[no-untyped-def]
-    lines = tuple(f"line {n} of the report" for n in range(1, 81))
+    lines = tuple(f"line {n} of the report, long enough to wrap in a narrow pane" for n in range(1, 81))
     document = ParsedDocument(
         name="report.txt",
         title="r",
@@ -62,6 +62,7 @@ def test_the_cited_lines_are_in_view_in_a_small_pane(qtbot) -> None:  # type: ig
     pane.show_evidence([Evidence(claim="c", source="report.txt", locator="page=1;lines=40-41")], [resolution])
     qtbot.waitUntil(lambda: _visible(pane, "line 40 of the report"))
     assert _visible(pane, "line 41 of the report")
+    assert not _visible(pane, "line 37 of the report")  # no room for the context: the cited lines come first
 
 
 def test_a_cited_csv_cell_is_in_view(qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -150,10 +150,24 @@ class SourcePane(QWidget):
 
     def _scroll_to_line(self, first: int, last: int) -> None:
         """The cited lines at the top of the view, below up to three lines of context where
-        the view has room for them too (at 1280x720 it holds three or four lines)."""
-        shown = self.browser.viewport().height() // max(1, self.browser.fontMetrics().lineSpacing())
-        context = max(0, min(CONTEXT_LINES, (shown - (last - first + 1)) // 2))
-        self.browser.scrollToAnchor(f"L{max(1, first - context)}")
+        the view has room for them too (at 1280x720 it shows three or four short lines, and
+        a narrow pane wraps each line: measured, not counted)."""
+        bar = self.browser.verticalScrollBar()
+
+        def top_of(line: int) -> int:
+            self.browser.scrollToAnchor(f"L{line}")
+            return bar.value()
+
+        cited_top = top_of(first)
+        cited_bottom = top_of(last + 1) if bar.value() < bar.maximum() else bar.maximum() + bar.pageStep()
+        room = self.browser.viewport().height() - (cited_bottom - cited_top)
+        place = cited_top
+        for context in range(min(CONTEXT_LINES, first - 1), 0, -1):
+            above = top_of(first - context)
+            if cited_top - above <= room:
+                place = above
+                break
+        bar.setValue(place)
 
     def _render_page(self) -> None:
         assert self._document is not None

@@ -89,3 +89,29 @@ def test_a_cited_csv_cell_is_in_view(qtbot) -> None:  # type: ignore[no-untyped-
     )
     pane.show_evidence([Evidence(claim="c", source="deposits.csv", locator=resolution.locator)], [resolution])
     qtbot.waitUntil(lambda: _visible(pane, "value of COLUMN_16"))
+
+
+def test_the_cited_lines_stay_in_view_when_the_pane_is_laid_out_smaller(qtbot) -> None:  # type: ignore[no-untyped-def]
+    lines = tuple(f"line {n} of the report, long enough to wrap in a narrow pane" for n in range(1, 81))
+    document = ParsedDocument(
+        name="report.txt",
+        title="r",
+        kind=SourceKind.TEXT,
+        sha256="0",
+        size_bytes=1,
+        pages=[PageText(number=1, lines=lines)],
+    )
+    pane = _pane(qtbot, document)
+    pane.resize(300, 700)  # before the window is laid out (maximised) the pane is tall
+    qtbot.waitUntil(lambda: pane.browser.viewport().height() > 400)
+    span = TextSpan(document="report.txt", page=1, line_start=40, line_end=41, text="")
+    resolution = LocatorResolution(
+        source="report.txt",
+        locator="page=1;lines=40-41",
+        status=LocatorStatus.RESOLVED,
+        document="report.txt",
+        spans=[span],
+    )
+    pane.show_evidence([Evidence(claim="c", source="report.txt", locator="page=1;lines=40-41")], [resolution])
+    pane.resize(300, 180)
+    qtbot.waitUntil(lambda: _visible(pane, "line 40 of the report") and _visible(pane, "line 41 of the report"))

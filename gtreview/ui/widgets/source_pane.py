@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -32,12 +32,14 @@ class SourcePane(QWidget):
         self._document: ParsedDocument | None = None
         self._page_position = 0
         self._cited: dict[int, set[int]] = {}
+        self._placed: tuple[int, int, int] | None = None  # the cited lines scrolled to, and where
 
         self.evidence_list = QListWidget()
         self.evidence_list.setWordWrap(True)
         self.evidence_list.currentRowChanged.connect(self._show_evidence)
         self.browser = html.HtmlBrowser()  # its highlights follow the theme
         self.browser.setOpenLinks(False)
+        self.browser.viewport().installEventFilter(self)
         self.previous_button = QPushButton("◀ Page")
         self.next_button = QPushButton("Page ▶")
         self.page_label = ElidedLabel()  # a long document name never widens the window
@@ -123,6 +125,7 @@ class SourcePane(QWidget):
     def _show_evidence(self, row: int) -> None:
         if not 0 <= row < len(self._evidence) or self._index is None:
             return
+        self._placed = None
         item, resolution = self._evidence[row]
         heading = f"Evidence {row + 1}: {item.claim or ''}"
         self.evidence_heading.setText(heading)
@@ -168,6 +171,24 @@ class SourcePane(QWidget):
                 place = above
                 break
         bar.setValue(place)
+        self._placed = (first, last, place)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The page resized (the window laid out, maximised, a splitter moved) before the
+        reader scrolled: the cited lines are placed again for the new size."""
+        placed = self._placed
+        if (
+            watched is self.browser.viewport()
+            and event.type() == QEvent.Type.Resize
+            and placed is not None
+            and self.browser.verticalScrollBar().value() == placed[2]
+        ):
+            QTimer.singleShot(0, self, lambda: self._replace(placed))
+        return False
+
+    def _replace(self, placed: tuple[int, int, int]) -> None:
+        if self._placed == placed:
+            self._scroll_to_line(placed[0], placed[1])
 
     def _render_page(self) -> None:
         assert self._document is not None
@@ -177,6 +198,7 @@ class SourcePane(QWidget):
     def _turn(self, step: int) -> None:
         if self._document is None:
             return
+        self._placed = None
         self._page_position = max(0, min(len(self._document.pages) - 1, self._page_position + step))
         self._render_page()
         self._update_navigation()

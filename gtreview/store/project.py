@@ -75,13 +75,16 @@ def open_project(folder: Path) -> Project:
 
 
 def create_project(folder: Path) -> Project:
-    """A new, empty project in ``folder`` (made if absent); refused where a database is."""
+    """A new, empty project in ``folder`` (made if absent); refused where a database is,
+    and in a folder that holds anything else."""
     folder = folder.expanduser()
     db_path = folder / DB_FILE
     if folder.exists() and not folder.is_dir():
         raise ProjectError(f"{folder} is a file, not a folder for a project")
     if db_path.exists():
         raise ProjectError(f"{db_path} already holds a project: open it, or choose an empty folder for a new one")
+    if folder.is_dir() and any(folder.iterdir()):  # never a database among the user's own files
+        raise ProjectError(f"{folder} is not empty: choose a new or empty folder for the project")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

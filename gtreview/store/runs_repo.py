@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy import Engine
 from sqlmodel import Session, col, func, select
 
@@ -83,6 +83,18 @@ class RunSummary(BaseModel):
     pairs: int
     owner: str | None = None
     live: bool = False  # running, and a live process holds it
+    started_at: datetime | None = None
+    last_written_at: datetime | None = None  # its last record of its own: where a finished pass ended
+    models: list[str] = Field(default_factory=list)  # the labels of the models it answers with
+    judge: str = ""
+
+    @property
+    def duration_s(self) -> float | None:
+        """From its start to its last record of its own (to now while it runs); None when unknown."""
+        if self.started_at is None:
+            return None
+        end = datetime.now(UTC) if self.live else self.last_written_at
+        return None if end is None else max(0.0, (_utc(end) - _utc(self.started_at)).total_seconds())
 
     @property
     def interrupted(self) -> bool:
@@ -97,6 +109,24 @@ class RunSummary(BaseModel):
     @property
     def resumable(self) -> bool:
         return self.source is RunSource.PASS and (self.status is RunStatus.STOPPED or self.interrupted)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)  # SQLite keeps no zone
+
+
+def _who(config_json: str) -> tuple[list[str], str]:
+    """The model labels and the judge a run names in its configuration (untyped here)."""
+    try:
+        config = json.loads(config_json or "{}")
+    except ValueError:
+        return [], ""
+    asked = config.get("pass") or {}
+    if isinstance(asked, dict) and asked.get("models"):
+        labels = [str(m.get("label", "?")) for m in asked["models"] if isinstance(m, dict)]
+        return labels, str(asked.get("judge") or "")
+    harness = config.get("harness") or {}
+    return ([str(label) for label in harness.get("labels") or []], "") if isinstance(harness, dict) else ([], "")
 
 
 def _live(run: tables.Run) -> bool:
@@ -438,6 +468,14 @@ def list_runs(engine: Engine) -> list[RunSummary]:
                 .group_by(col(tables.RunRecord.run_id))
             ):
                 counts[(run_id, kind.value)] = count
+        written: dict[int, datetime] = {}
+        for model in _TABLES.values():
+            for run_id, last in session.exec(
+                select(model.run_id, func.max(model.created_at)).group_by(col(model.run_id))
+            ):
+                if last is not None and (run_id not in written or last > written[run_id]):
+                    written[run_id] = last
+        who = {run.id or 0: _who(run.config_json) for run in runs}
         return [
             RunSummary(
                 id=run.id or 0,
@@ -450,6 +488,10 @@ def list_runs(engine: Engine) -> list[RunSummary]:
                 pairs=counts.get((run.id or 0, RecordKind.PAIR.value), 0),
                 owner=run.owner,
                 live=_live(run),
+                started_at=_utc(run.created_at),
+                last_written_at=written.get(run.id or 0),
+                models=who[run.id or 0][0],
+                judge=who[run.id or 0][1],
             )
             for run in runs
         ]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings, QSize, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QWidget
 
@@ -23,6 +23,7 @@ from gtreview.logging_setup import configure_logging
 from gtreview.paths import default_project_dir, resources_dir, sample_project_dir
 from gtreview.store.project import DB_FILE, Project, ProjectError, create_project, open_project
 from gtreview.ui.dialogs.welcome import WelcomeDialog
+from gtreview.ui.keyboard import install_tab_moves_focus
 from gtreview.ui.main_window import MainWindow
 from gtreview.ui.menus import recent_projects, remember_project
 from gtreview.ui.theme import follow_system_theme
@@ -150,14 +151,16 @@ class _Windows:
         remember_project(self.settings, project.folder)
         window = MainWindow(project, self.settings)
         window.open_project_requested.connect(self.switch)
+        maximized = window.isMaximized()  # as it was saved
         if self.window is not None:
             old = self.window
+            maximized = old.isMaximized()  # another project opens in the window's place, as it was
+            if not maximized:
+                window.setGeometry(old.geometry())
             old.close()
             old.project.close()
         self.window = window
-        fit_to_screen(window)
-        window.show()
-        QTimer.singleShot(0, window, lambda: fit_to_screen(window))  # again, now that its frame is known
+        show_fitted(window, maximized=maximized)
 
     def switch(self, folder: Path, create: bool = False) -> None:
         """Open (or, asked to, create) the project in ``folder``; a folder that is not a
@@ -211,6 +214,7 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
         app.setWindowIcon(QIcon(str(icon)))
     settings = QSettings()
     follow_system_theme(app, settings)  # the theme chosen in Preferences, else the system's
+    install_tab_moves_focus(app)  # the welcome page's too
     install_exception_dialog(log_file)
     try:
         opened = choose_project(project, sample, settings)
@@ -227,6 +231,28 @@ def run_app(project: Path | None = None, sample: bool = False) -> int:
     finally:
         if windows.window is not None:
             windows.window.project.close()
+
+
+FRAME_ROOM = QSize(16, 48)  # what a window manager's borders and title bar take, about
+
+
+def show_fitted(window: QWidget, *, maximized: bool = False) -> None:
+    """Show the window whole on its screen. One that wants the whole screen (a size saved
+    on a larger monitor, the default 1500x950 on a 1280x720 laptop) or was maximised is
+    shown maximised: the window manager then fits it below its title bar and panels,
+    which a size computed here cannot, as the frame is known only once the manager has
+    framed the window (after the first event-loop turn, under some managers later), so
+    a window sized to the whole screen would put the status bar below its edge."""
+    screen = window.screen()
+    if screen is not None:
+        room = screen.availableGeometry().size() - window.size()
+        maximized = maximized or room.width() < FRAME_ROOM.width() or room.height() < FRAME_ROOM.height()
+    if maximized:
+        window.showMaximized()
+        return
+    fit_to_screen(window)
+    window.show()
+    QTimer.singleShot(0, window, lambda: fit_to_screen(window))  # again, now that its frame is known
 
 
 def fit_to_screen(window: QWidget) -> None:

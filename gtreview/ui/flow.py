@@ -21,6 +21,7 @@ from gtreview.app.results import RunSummary, run_summaries
 from gtreview.app.rubric_files import read_rubric_source
 from gtreview.app.rubrics import RubricImport, import_rubric
 from gtreview.runs.plan import PassConfig
+from gtreview.ui.dialogs.new_folder import ask_new_folder, unused
 from gtreview.ui.dialogs.preferences import signing_key
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, failure_message, notify
 
@@ -244,10 +245,14 @@ class FlowMixin:
             notify(widget, "Choose or create a signing key in Edit > Preferences first.", "warning")
             return
         if out_dir is None:
-            chosen = QFileDialog.getExistingDirectory(widget, "Choose a new, empty folder for the release")
-            if not chosen:
+            out_dir = ask_new_folder(
+                widget,
+                "Publish signed release",
+                "The release's folder (a new one is made; an existing one must be empty):",
+                unused(self.project.folder / "releases" / "release"),
+            )
+            if out_dir is None:
                 return
-            out_dir = Path(chosen)
         engine, target, folder = self.project.engine, out_dir, self.project.folder
 
         def done(info: ReleaseInfo) -> None:

@@ -28,6 +28,7 @@ from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.draft_controller import DraftController, DraftDialog
 from gtreview.ui.editing_session import EditSession
+from gtreview.ui.keyboard import install_tab_moves_focus
 from gtreview.ui.menus import build_menus
 from gtreview.ui.ops import LatestQuery, NoticeKind, OpChanges, OpHub, QueryOp
 from gtreview.ui.pages import PagesMixin
@@ -60,6 +61,7 @@ class MainWindow(PagesMixin, QMainWindow):
 
     def __init__(self, project: Project, settings: QSettings | None = None) -> None:
         super().__init__()
+        install_tab_moves_focus()  # Tab leaves tables and text fields, in this window and its dialogs
         self.project = project
         self.settings = settings or QSettings()
         self.ops = OpHub(self)
@@ -158,6 +160,7 @@ class MainWindow(PagesMixin, QMainWindow):
         self.results.message.connect(notify)
         self.results.opened.connect(lambda _run: self.pages.setCurrentWidget(self.results_view))
         self.runs_view.table.cellDoubleClicked.connect(lambda row, _c: self._open_run_row(row))
+        self.runs_view.table.open_requested.connect(self.show_results)
         self.run_controller.progressed.connect(self.runs_view.show_event)
         self.run_controller.finished.connect(self._pass_finished)
         self.runs_view.cancel_requested.connect(self.run_controller.cancel)
@@ -186,6 +189,8 @@ class MainWindow(PagesMixin, QMainWindow):
         self.controller.approved.connect(self._approved)
         self.controller.stale.connect(lambda _set, _qid: self.questions.reload_shown())
         self._connect_flow()  # imports, the Runs page's re-reads, resume (ui/flow.py)
+        self.pages.currentChanged.connect(lambda _index: self._highlight_page())
+        self.results.opened.connect(lambda _run: self._highlight_page())
 
     # -- notices ------------------------------------------------------------------
     def notify(self, text: str, kind: NoticeKind | str = "info", timeout: int | None = None) -> None:

@@ -24,6 +24,9 @@ from gtreview.app.project_settings import (
 from gtreview.app.question_calibration import approval_requires_calibration
 from gtreview.logging_setup import log_path
 from gtreview.ui.dialogs.judge_gate_dialog import JudgeGateDialog
+from gtreview.ui.dialogs.new_folder import ask_new_folder, unused
+from gtreview.ui.dialogs.shortcut_sheet import ShortcutSheet
+from gtreview.ui.keyboard import show_tab
 from gtreview.ui.ops import CollectionOp, OpChanges, QueryOp
 
 if TYPE_CHECKING:
@@ -78,6 +81,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["import_rubric"] = _action(window, file_menu, "Import r&ubric…", "Ctrl+I", window.ask_import_rubric)
     file_menu.addSeparator()
     actions["export_report"] = _action(window, file_menu, "&Export report…", "Ctrl+E", lambda: window.export_report())
+    actions["export_csv"] = _action(window, file_menu, "Export C&SV…", None, lambda: window.export_csv())
     actions["release"] = _action(window, file_menu, "Publish signed re&lease…", None, lambda: window.publish_release())
     file_menu.addSeparator()
     actions["quit"] = _action(window, file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)
@@ -194,7 +198,7 @@ def _tab(window: MainWindow, position: int) -> object:
 
     def show() -> None:
         window.pages.setCurrentWidget(window.work_splitter)
-        window.tabs.setCurrentIndex(position)
+        show_tab(window.tabs, position)
 
     return show
 
@@ -209,11 +213,11 @@ def shortcut_sheet_html(actions: dict[str, QAction]) -> str:
     return f"<table cellspacing=6>{rows}</table>"
 
 
-def show_shortcut_sheet(window: MainWindow, actions: dict[str, QAction]) -> None:
-    box = QMessageBox(window)
-    box.setWindowTitle("Keyboard shortcuts")
-    box.setText(shortcut_sheet_html(actions))
-    box.open()
+def show_shortcut_sheet(window: MainWindow, actions: dict[str, QAction]) -> ShortcutSheet:
+    sheet = ShortcutSheet(shortcut_sheet_html(actions), window)
+    sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    sheet.open()
+    return sheet
 
 
 def versions() -> dict[str, str]:
@@ -331,9 +335,14 @@ def _open_project(window: MainWindow) -> None:
 
 
 def _new_project(window: MainWindow) -> None:
-    folder = QFileDialog.getExistingDirectory(window, "Choose an empty folder for the new project")
-    if folder:
-        window.request_open(Path(folder), create=True)
+    folder = ask_new_folder(
+        window,
+        "New project",
+        "The new project's folder (a new one is made; an existing one must be empty):",
+        unused(window.project.folder.parent / "new project"),
+    )
+    if folder is not None:
+        window.request_open(folder, create=True)
 
 
 def _fill_recent(window: MainWindow, menu: QMenu) -> None:

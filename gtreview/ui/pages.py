@@ -12,6 +12,7 @@ from typing import Any, cast
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from gtreview.app.corpus_review import CONFIRMED_SYNONYMS, inventory_with_confirmations, set_synonym_confirmed
+from gtreview.app.exports import ExportResult, export_csv
 from gtreview.app.reports import write_report
 from gtreview.corpus.inventory import CorpusInventory
 from gtreview.ui.flow import FlowMixin
@@ -27,6 +28,9 @@ class PagesMixin(FlowMixin):
     results_view: Any
     corpus_view: Any
     adjudication: Any
+    navigator: Any
+    runs_view: Any
+    work_splitter: Any
 
     statusBar: Any  # provided by QMainWindow (the mixin comes first in the bases)
     notify: Any  # MainWindow.notify(text, kind): the one notice API
@@ -44,6 +48,20 @@ class PagesMixin(FlowMixin):
     def _widget(self) -> QWidget:
         """The window this mixin is part of, as the parent of its dialogs and operations."""
         return cast(QWidget, self)
+
+    def _highlight_page(self) -> None:
+        """The navigator highlights what the page shows (never a run behind the questions)."""
+        page = self.pages.currentWidget()
+        if page is self.work_splitter:
+            self.navigator.show_page("set", self.set_id)
+        elif page is self.runs_view:
+            self.navigator.show_page("runs")
+        elif page is self.results_view:
+            self.navigator.show_page("run", self.results.run_id)
+        elif page is self.corpus_view:
+            self.navigator.show_page("corpus")
+        else:
+            self.navigator.show_page("")
 
     def show_results(self, run_id: int) -> None:
         """Analyse a pass in a worker and show it; the leaderboard compares every pass."""
@@ -70,6 +88,28 @@ class PagesMixin(FlowMixin):
         self.notify(f"Writing the report of run {run_id}…", "info", 0)
         BackgroundJob(self._widget, op=work, success=lambda out: self.notify(f"Wrote {out}", "success")).failure(
             lambda error: self.notify(f"Report failed: {failure_message(error)}", "error")
+        ).run_in_background()
+
+    def export_csv(self, path: Path | None = None) -> None:
+        """The run's per-question figures as CSV: the app function ``gtreview export csv`` calls."""
+        run_id = self.results_run_id
+        if run_id is None:
+            self.notify("Open a pass's results first (Runs in the navigator).", "warning")
+            return
+        if path is None:
+            chosen, _ = QFileDialog.getSaveFileName(self._widget, "Export CSV", f"run-{run_id}.csv", "CSV (*.csv)")
+            if not chosen:
+                return
+            path = Path(chosen)
+        engine, target = self.project.engine, path
+
+        def done(result: ExportResult) -> None:
+            said = f"Wrote {result.files[0]} ({result.rows} rows)" + "".join(f"; {w}" for w in result.warnings)
+            self.notify(said, "warning" if result.warnings else "success")
+
+        self.notify(f"Writing the CSV of run {run_id}…", "info", 0)
+        BackgroundJob(self._widget, op=lambda: export_csv(engine, run_id, target), success=done).failure(
+            lambda error: self.notify(f"CSV not written: {failure_message(error)}", "error")
         ).run_in_background()
 
     def show_corpus(self) -> None:

@@ -129,6 +129,7 @@ def test_open_refuses_a_folder_that_is_not_a_project_and_the_window_stays(
     plain = tmp_path / "holiday photos"
     plain.mkdir()
     monkeypatch.setattr("gtreview.ui.menus.QFileDialog.getExistingDirectory", lambda *a, **k: str(plain))
+    monkeypatch.setattr("gtreview.ui.menus.ask_new_folder", lambda *a, **k: plain)
     empty_window.open_project_requested.connect(windows.switch)
     empty_window.menu_actions["open"].trigger()
     assert not (plain / DB_FILE).exists()  # nothing created

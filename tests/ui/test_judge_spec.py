@@ -35,6 +35,8 @@ def test_the_edit_menus_judge_dialog_saves_the_spec_chosen(  # type: ignore[no-u
 ) -> None:
     window = sample_window
     chosen = tmp_path / "models" / "judge.gguf"
+    chosen.parent.mkdir()
+    chosen.write_bytes(b"GGUF")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *_args: (str(chosen), "")))
     window.menu_actions["judge"].trigger()
     qtbot.waitUntil(
@@ -45,3 +47,50 @@ def test_the_edit_menus_judge_dialog_saves_the_spec_chosen(  # type: ignore[no-u
     dialog.ok.click()
     qtbot.waitUntil(lambda: project_judge(window.project.engine) == f"llama:{chosen}", timeout=5000)
     settle(qtbot, window)
+
+
+def test_a_missing_model_file_is_refused_in_one_line_and_the_dialog_stays(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dialog = JudgeSpecDialog("", [tmp_path])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.spec_edit.setText(f"llama:{tmp_path / 'gone.gguf'}")
+    accepted: list[bool] = []
+    dialog.accepted.connect(lambda: accepted.append(True))
+    dialog.ok.click()
+    assert not accepted and dialog.isVisible()
+    assert dialog.error.isVisible() and "not found" in dialog.error.text() and "gone.gguf" in dialog.error.text()
+    (tmp_path / "judge.gguf").write_bytes(b"GGUF")
+    dialog.spec_edit.setText("llama:judge.gguf")  # a relative path is found in the model folder
+    dialog.ok.click()
+    assert accepted and dialog.spec() == f"llama:{tmp_path / 'judge.gguf'}"
+
+
+def test_enter_after_browse_accepts_instead_of_reopening_the_chooser(  # type: ignore[no-untyped-def]
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import Qt
+
+    chosen = tmp_path / "judge.gguf"
+    chosen.write_bytes(b"GGUF")
+    opened: list[str] = []
+
+    def choose(_parent, _title, folder, _filter):  # type: ignore[no-untyped-def]
+        opened.append(folder)
+        return str(chosen), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(choose))
+    dialog = JudgeSpecDialog("", [])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    dialog.browse.setFocus()
+    qtbot.keyClick(dialog.browse, Qt.Key.Key_Space)  # Browse from the keyboard
+    assert opened == [str(Path.home())]  # no model folder set: home, not the folder the app started in
+    with qtbot.waitSignal(dialog.accepted, timeout=1000):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+    assert len(opened) == 1 and dialog.spec() == f"llama:{chosen}"
+    again = JudgeSpecDialog(dialog.spec(), [])  # the chooser opens where the judge file is
+    qtbot.addWidget(again)
+    again.browse.click()
+    assert opened[-1] == str(tmp_path)

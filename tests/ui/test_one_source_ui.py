@@ -13,6 +13,7 @@ from gtreview.app.reports import report_cover
 from gtreview.app.results import run_figures_of
 from gtreview.results.analysis import fmt
 from gtreview.results.loader import SampleStatus, load_run_results
+from gtreview.ui.widgets.runs_view import COLUMNS
 from tests.ui.test_runs_ui import CONFIG, scripted_open
 from tests.ui.waiting import settle
 
@@ -42,7 +43,7 @@ def assert_view_agrees(window, run_id: int) -> None:  # type: ignore[no-untyped-
     counts = load_run_results(engine, run_id).record_counts()
     table = window.runs_view.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == str(run_id))
-    shown = [table.item(row, c).text() for c in (4, 5, 6)]
+    shown = [table.item(row, COLUMNS.index(c)).text() for c in ("Answers", "Judgements", "Pairs")]
     assert shown == [str(counts["generations"]), str(counts["judgements"]), str(counts["pairs"])]
 
 

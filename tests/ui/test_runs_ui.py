@@ -13,6 +13,7 @@ from gtreview.store import runs_repo
 from gtreview.store.db import reading
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.flow import RUNS_POLL_MS
+from gtreview.ui.widgets.runs_view import COLUMNS
 from tests.judging.scripted import ScriptedBackend, fixture_reply, verdict_json
 from tests.store.test_run_liveness import dead_pid, hold
 from tests.ui.waiting import settle
@@ -79,7 +80,9 @@ def test_pass_runs_with_progress_then_shows_in_runs(qtbot, sample_window) -> Non
     settle(qtbot, window)
     assert {e.phase for e in events} == {"generate", "judge", "pairwise"}
     assert window.pages.currentWidget() is window.runs_view
-    assert window.runs_view.table.item(0, 3).text() == "finished" and window.runs_view.table.item(0, 4).text() == "40"
+    table = window.runs_view.table
+    assert table.item(0, COLUMNS.index("Status")).text() == "finished"
+    assert table.item(0, COLUMNS.index("Answers")).text() == "40"
 
 
 def test_cancel_then_resume_from_the_app(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
@@ -237,11 +240,15 @@ def gated_open(window, gate: threading.Event, after: int = 3, pace: float = 0.0)
     return opener
 
 
+ROW_OF = ("Run", "Name", "Source", "Status", "Answers", "Judgements", "Pairs")
+
+
 def row_of(view, run_id: int) -> list[str]:  # type: ignore[no-untyped-def]
+    """The run's row: these columns, in this order."""
     table = view.table
     for row in range(table.rowCount()):
         if table.item(row, 0).text() == str(run_id):
-            return [table.item(row, c).text() for c in range(table.columnCount())]
+            return [table.item(row, COLUMNS.index(name)).text() for name in ROW_OF]
     return []
 
 

@@ -17,7 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gtreview.app.passes import resolve_local_spec
+from gtreview.core.errors import UserError, one_line
 from gtreview.ui.dialogs.model_files import pick_gguf
+from gtreview.ui.widgets import html
 
 JUDGE_PROMPT = "Judge model spec (llama:PATH.gguf, openai:URL#MODEL, anthropic:MODEL):"
 
@@ -35,10 +38,17 @@ class JudgeSpecDialog(QDialog):
         label.setBuddy(self.spec_edit)
         self.browse = QPushButton("&Browse…")
         self.browse.clicked.connect(self._browse)
+        self.browse.setAutoDefault(False)  # Enter after Browse accepts; it never reopens the chooser
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
+        buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
         self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok.setDefault(True)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {html.colours().error}")
+        self.error.setVisible(False)
+        self._resolved = ""
         self.spec_edit.textChanged.connect(lambda text: self.ok.setEnabled(bool(text.strip())))
         self.ok.setEnabled(bool(current.strip()))
         row = QHBoxLayout()
@@ -47,17 +57,30 @@ class JudgeSpecDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(label)
         layout.addLayout(row)
+        layout.addWidget(self.error)
         layout.addWidget(buttons)
         self.resize(560, 120)
         self.spec_edit.setFocus()
 
     def spec(self) -> str:
-        return self.spec_edit.text().strip()
+        """The spec accepted, its local file found (a relative path looked up in the model folders)."""
+        return self._resolved or self.spec_edit.text().strip()
+
+    def _accept(self) -> None:
+        """A spec whose model file is not there is refused in one line; the dialog stays."""
+        try:
+            self._resolved = resolve_local_spec(self.spec_edit.text().strip(), self.model_folders)
+        except UserError as exc:
+            self.error.setText(one_line(exc))
+            self.error.setVisible(True)
+            return
+        self.accept()
 
     def _browse(self) -> None:
-        chosen = pick_gguf(self, "Choose the judge model file", self.model_folders)
+        chosen = pick_gguf(self, "Choose the judge model file", self.model_folders, self.spec_edit.text())
         if chosen:
             self.spec_edit.setText(f"llama:{chosen}")
+        self.spec_edit.setFocus()  # Enter now accepts what was chosen
 
 
 def ask_judge_spec(parent: QWidget | None, current: str, model_folders: list[Path]) -> str | None:

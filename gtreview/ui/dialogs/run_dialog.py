@@ -59,6 +59,8 @@ class RunDialog(QDialog):
         self.judge.setPlaceholderText("llama:/models/judge.gguf or openai:http://host:8000#model")
         self.browse_judge = QPushButton("&Browse…")
         self.browse_judge.clicked.connect(self._browse_judge)
+        for button in (self.add_model, self.browse_judge):
+            button.setAutoDefault(False)  # Enter after a Browse never reopens the chooser
         self.repeats = QSpinBox(minimum=1, maximum=100, value=5)
         self.judge_repeats = QSpinBox(minimum=1, maximum=20, value=1)
         self.judge_repeats.setToolTip(
@@ -124,8 +126,8 @@ class RunDialog(QDialog):
         self.seed.setValue(last.sampling.seed if last.sampling.seed is not None else 1234)
         self.pairwise.setChecked(last.pairwise)
 
-    def _pick_gguf(self, title: str) -> str:
-        return pick_gguf(self, title, self.model_folders)
+    def _pick_gguf(self, title: str, spec: str = "") -> str:
+        return pick_gguf(self, title, self.model_folders, spec)
 
     def _browse_model(self) -> None:
         chosen = self._pick_gguf("Add a model file")
@@ -137,7 +139,7 @@ class RunDialog(QDialog):
         self.models.setPlainText("\n".join([*lines, f"{label}=llama:{chosen}"]))
 
     def _browse_judge(self) -> None:
-        chosen = self._pick_gguf("Choose the judge model file")
+        chosen = self._pick_gguf("Choose the judge model file", self.judge.text())
         if chosen:
             self.judge.setText(f"llama:{chosen}")
 

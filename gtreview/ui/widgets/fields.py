@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -31,9 +32,17 @@ _FLOAT = re.compile(r"^-?\d*\.\d+$")
 
 
 class PlainTextField(QPlainTextEdit):
-    """A plain-text field that reports losing focus (the commit point)."""
+    """A plain-text field that reports losing focus (the commit point).
+
+    Its preferred height is its minimum (Qt's is 192 px): the form's fields keep their
+    heights when a finding appears and the form outgrows its view, instead of every field
+    growing to Qt's size at once and pushing the finding (and the section) out of view."""
 
     focus_lost = Signal()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.minimumHeight()) if self.minimumHeight() else hint
 
     def focusOutEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().focusOutEvent(event)
@@ -128,6 +137,7 @@ class RecordTable(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
         layout.addLayout(buttons)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # its table's height, steady
 
     def set_records(self, records: list[dict[str, Any]]) -> None:
         self._originals = [copy.deepcopy(r) for r in records]
@@ -137,7 +147,7 @@ class RecordTable(QWidget):
             for column, spec in enumerate(self.columns):
                 self.table.setItem(row, column, self._item(spec, record.get(spec.key)))
         self.table.resizeRowsToContents()
-        self.table.setMinimumHeight(min(60 + 30 * len(records), 320))
+        self.table.setFixedHeight(min(60 + 30 * len(records), 320))  # steady: never grown by the form's relayout
         self.table.blockSignals(False)
 
     @staticmethod

@@ -139,6 +139,8 @@ class FixtureEditor(QWidget):
         if self._fixtures:
             self.fixture_list.setCurrentRow(min(row, len(self._fixtures) - 1))
             self._show(self.fixture_list.currentRow())
+        else:
+            self._clear_form()  # no fixture: nothing of the last question's stays on show
         findings = [f for f in validate_question(content) if f.path.startswith("$.calibration")]
         self.findings.setVisible(bool(findings))
         self.findings.setText(
@@ -147,6 +149,17 @@ class FixtureEditor(QWidget):
                 for f in findings
             )
         )
+
+    def _clear_form(self) -> None:
+        self._loading = True
+        for field in (self.fixture_id, self.response, self.rationale):
+            field.clear()
+        self.gate_passed.setChecked(False)
+        self.total.setValue(0)
+        self.awards.setRowCount(0)
+        for label in (self.role, self.sum_label):
+            label.clear()
+        self._loading = False
 
     def _question(self) -> Question | None:
         try:

@@ -114,6 +114,7 @@ h3 {{ margin: 14px 0 4px 0; color: {c.heading}; }}
 .warn {{ color: {c.warning}; }}
 .cited {{ background: {c.cited}; color: {c.text}; }}
 .lineno {{ color: {c.muted}; }}
+.citedno {{ color: {c.text}; }}
 td, th {{ padding: 2px 6px; vertical-align: top; }}
 th {{ text-align: left; background: {c.key_back}; color: {c.text}; }}
 </style>
@@ -255,22 +256,32 @@ def page_html(page: PageText, cited: set[int]) -> str:
     for number, line in enumerate(page.lines, start=1):
         text = escape(line) or "&nbsp;"
         anchor = f"<a name='L{number}'></a>"
-        row = f"{anchor}<span class='lineno'>{str(number).rjust(width).replace(' ', '&nbsp;')}</span>&nbsp;&nbsp;{text}"
+        kind = "citedno" if number in cited else "lineno"  # grey on the highlight is not read (2:1 dark)
+        row = f"{anchor}<span class='{kind}'>{str(number).rjust(width).replace(' ', '&nbsp;')}</span>&nbsp;&nbsp;{text}"
         lines.append(f"<span class='cited'>{row}</span>" if number in cited else row)
     body = "<br>".join(lines)
     return f"{style()}<p style='font-family: monospace; white-space: pre-wrap'>{body}</p>"
 
 
+CITED_ANCHOR = "cited"  # the first cited cell of a table, scrolled to
+
+
 def table_html(document: ParsedDocument, resolution: LocatorResolution) -> str:
     parts = [style(), f"<h3>{escape(document.name)}</h3>"]
+    anchored = False
     for cell in resolution.cells:
         row = next((r for r in document.rows if r.index == cell.row_index), None)
         if row is None:
             continue
-        body = "".join(
-            f"<tr><th>{escape(column)}</th><td{' class=cited' if column in cell.columns else ''}>{escape(value)}</td></tr>"
-            for column, value in row.cells.items()
-        )
+        cells = []
+        for column, value in row.cells.items():
+            cited = column in cell.columns
+            anchor = f"<a name='{CITED_ANCHOR}'></a>" if cited and not anchored else ""
+            anchored = anchored or cited
+            cells.append(
+                f"<tr><th>{anchor}{escape(column)}</th><td{' class=cited' if cited else ''}>{escape(value)}</td></tr>"
+            )
+        body = "".join(cells)
         parts.append(
             f"<p><b>Row {row.index}</b> ({escape(document.key_column or '')} = {escape(row.key)})</p><table>{body}</table>"
         )

@@ -5,7 +5,7 @@ a pass from the moment it starts, with its status, as the Runs view re-reads it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
@@ -16,6 +16,7 @@ from gtreview.app.workflow import SignoffInfo
 SET_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ROLE = Qt.ItemDataRole.UserRole + 2
 IMPORT_ROLE = Qt.ItemDataRole.UserRole + 3  # "corpus" or "rubric": an empty branch's next step
+RELEASE_ROLE = Qt.ItemDataRole.UserRole + 4  # a sign-off's id
 NO_CORPUS = "No documents yet: File > Import corpus…"
 NO_SETS = "No sets yet: File > Import rubric…"
 
@@ -104,6 +105,25 @@ class Navigator(QTreeWidget):
             child = self.sets_item.child(position)
             if child is not None and child.data(0, SET_ROLE) == set_id:
                 self.setCurrentItem(child)
+
+    def show_page(self, page: str, ident: int | None = None) -> None:
+        """Highlight what the window shows: ``set`` (id), ``runs``, ``run`` (id), ``corpus``,
+        ``release`` (sign-off id), or nothing (another page); a run stays highlighted no
+        longer than its results are shown."""
+        target: QTreeWidgetItem | None = {"runs": self.runs_item, "corpus": self.corpus_item}.get(page)
+        roles = {"set": (self.sets_item, SET_ROLE), "run": (self.runs_item, RUN_ROLE)}
+        roles["release"] = (self.releases_item, RELEASE_ROLE)
+        if page in roles and ident is not None:
+            parent, role = roles[page]
+            children = (parent.child(position) for position in range(parent.childCount()))
+            target = next((c for c in children if c is not None and c.data(0, role) == ident), None)
+        self.blockSignals(True)  # only a highlight: nothing is opened again
+        if target is None:
+            self.setCurrentIndex(QModelIndex())
+            self.clearSelection()
+        else:
+            self.setCurrentItem(target)
+        self.blockSignals(False)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter opens the current item, as a click does (not itemActivated: on some

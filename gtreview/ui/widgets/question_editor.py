@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QPoint, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -203,6 +203,12 @@ class QuestionEditor(QScrollArea):
             ),
         )
 
+    def changeEvent(self, event: QEvent) -> None:
+        """A new theme: the findings are written again in its colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._content:
+            self._show_checks()
+
     # -- loading and validation --------------------------------------------
     def load(self, content: dict[str, Any], *, same_question: bool = False) -> None:
         """Show ``content`` (the saved version) without emitting edits.
@@ -270,8 +276,14 @@ class QuestionEditor(QScrollArea):
     def _keep_in_place(self, widget: QWidget, before: int) -> None:
         body = self.widget()
         if body is not None and body.isAncestorOf(widget):
+            layout = body.layout()
+            if layout is not None:
+                layout.activate()  # the findings just shown have their places now
             bar = self.verticalScrollBar()
             bar.setValue(bar.value() + widget.mapTo(body, QPoint(0, 0)).y() - before)
+            typed = next((b for b in self._bindings if b.widget is widget or b.widget.isAncestorOf(widget)), None)
+            if typed is not None and typed.findings.isVisible():  # its finding in view, below it
+                self.ensureWidgetVisible(typed.findings, 0, 4)
 
     def _show_findings(self, findings: list[Finding]) -> None:
         shown: set[int] = set()

@@ -8,7 +8,8 @@ by another process (the CLI) shows as running, and one whose process died as
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -28,6 +29,49 @@ from gtreview.app.results import RunSummary
 NO_PASS = "No pass running."
 
 
+COLUMNS = [
+    "Run",
+    "Name",
+    "Started",
+    "Models",
+    "Judge",
+    "Duration",
+    "Source",
+    "Status",
+    "Answers",
+    "Judgements",
+    "Pairs",
+]
+STATUS_COLUMN = COLUMNS.index("Status")
+
+
+class RunsTable(QTableWidget):
+    """The runs: Enter opens the selected one's results, as a double click does."""
+
+    open_requested = Signal(int)  # run id
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        item = self.item(self.currentRow(), 0) if self.currentRow() >= 0 else None
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and item is not None:
+            self.open_requested.emit(int(item.text()))
+            return
+        super().keyPressEvent(event)
+
+
+def duration_text(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+
+
+def judge_text(spec: str) -> str:
+    """A judge as a column shows it: its file's name, not its whole path."""
+    kind, _, rest = spec.partition(":")
+    return rest.rsplit("/", 1)[-1] if kind in ("llama", "hf") and rest else spec
+
+
 class RunsView(QWidget):
     cancel_requested = Signal()
     resume_requested = Signal(int)  # run id
@@ -36,8 +80,8 @@ class RunsView(QWidget):
         super().__init__(parent)
         self.runs: list[RunSummary] = []
         self.own_pass = False  # a pass of this window is running (its events fill the phase line)
-        self.table = QTableWidget(0, 7)
-        self.table.setHorizontalHeaderLabels(["Run", "Name", "Source", "Status", "Answers", "Judgements", "Pairs"])
+        self.table = RunsTable(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -75,10 +119,25 @@ class RunsView(QWidget):
         self.table.blockSignals(True)
         self.table.setRowCount(len(runs))
         for position, run in enumerate(reversed(runs)):
-            values = (run.id, run.name, run.source, run.shown_status, run.generations, run.judgements, run.pairs)
+            started = f"{run.started_at.astimezone():%Y-%m-%d %H:%M}" if run.started_at else ""
+            values = (
+                run.id,
+                run.name,
+                started,
+                ", ".join(run.models),
+                judge_text(run.judge),
+                duration_text(run.duration_s),
+                run.source,
+                run.shown_status,
+                run.generations,
+                run.judgements,
+                run.pairs,
+            )
             for column, value in enumerate(values):
                 item = QTableWidgetItem(str(value))
-                if column == 3 and run.owner and (run.live or run.interrupted):
+                if column == 4:
+                    item.setToolTip(run.judge)
+                if column == STATUS_COLUMN and run.owner and (run.live or run.interrupted):
                     item.setToolTip(f"held by {run.owner}" if run.live else f"was running in {run.owner}")
                 self.table.setItem(position, column, item)
             if run.id == selected:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -21,6 +21,8 @@ from gtreview.corpus.locators import CorpusIndex
 from gtreview.ui.widgets import html
 from gtreview.ui.widgets.labels import ElidedLabel
 
+CONTEXT_LINES = 3  # lines shown above the cited ones, room allowing
+
 
 class SourcePane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -30,12 +32,14 @@ class SourcePane(QWidget):
         self._document: ParsedDocument | None = None
         self._page_position = 0
         self._cited: dict[int, set[int]] = {}
+        self._placed: tuple[int, int, int] | None = None  # the cited lines scrolled to, and where
 
         self.evidence_list = QListWidget()
         self.evidence_list.setWordWrap(True)
         self.evidence_list.currentRowChanged.connect(self._show_evidence)
         self.browser = html.HtmlBrowser()  # its highlights follow the theme
         self.browser.setOpenLinks(False)
+        self.browser.viewport().installEventFilter(self)
         self.previous_button = QPushButton("◀ Page")
         self.next_button = QPushButton("Page ▶")
         self.page_label = ElidedLabel()  # a long document name never widens the window
@@ -65,6 +69,15 @@ class SourcePane(QWidget):
         layout.addWidget(QLabel("<b>Evidence and sources</b>"))
         layout.addWidget(self.splitter)
         self._update_navigation()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A new theme: the unresolved items take its red (the old one may not read on it)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            for position, (_item, resolution) in enumerate(self._evidence):
+                entry = self.evidence_list.item(position)
+                if entry is not None and not resolution.resolved:
+                    entry.setForeground(QColor(html.colours().error))
 
     def set_index(self, index: CorpusIndex) -> None:
         self._index = index
@@ -112,6 +125,7 @@ class SourcePane(QWidget):
     def _show_evidence(self, row: int) -> None:
         if not 0 <= row < len(self._evidence) or self._index is None:
             return
+        self._placed = None
         item, resolution = self._evidence[row]
         heading = f"Evidence {row + 1}: {item.claim or ''}"
         self.evidence_heading.setText(heading)
@@ -123,6 +137,7 @@ class SourcePane(QWidget):
         elif document.is_table:
             self._document = None
             self.browser.setHtml(html.table_html(document, resolution))
+            self.browser.scrollToAnchor(html.CITED_ANCHOR)  # the cited cell, not the row's first columns
         else:
             self._document = document
             self._cited = {}
@@ -132,8 +147,48 @@ class SourcePane(QWidget):
             self._page_position = next(i for i, p in enumerate(document.pages) if p.number == first_page)
             self._render_page()
             if resolution.spans:
-                self.browser.scrollToAnchor(f"L{max(1, resolution.spans[0].line_start - 3)}")
+                span = resolution.spans[0]
+                self._scroll_to_line(span.line_start, span.line_end)
         self._update_navigation()
+
+    def _scroll_to_line(self, first: int, last: int) -> None:
+        """The cited lines at the top of the view, below up to three lines of context where
+        the view has room for them too (at 1280x720 it shows three or four short lines, and
+        a narrow pane wraps each line: measured, not counted)."""
+        bar = self.browser.verticalScrollBar()
+
+        def top_of(line: int) -> int:
+            self.browser.scrollToAnchor(f"L{line}")
+            return bar.value()
+
+        cited_top = top_of(first)
+        cited_bottom = top_of(last + 1) if bar.value() < bar.maximum() else bar.maximum() + bar.pageStep()
+        room = self.browser.viewport().height() - (cited_bottom - cited_top)
+        place = cited_top
+        for context in range(min(CONTEXT_LINES, first - 1), 0, -1):
+            above = top_of(first - context)
+            if cited_top - above <= room:
+                place = above
+                break
+        bar.setValue(place)
+        self._placed = (first, last, place)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The page resized (the window laid out, maximised, a splitter moved) before the
+        reader scrolled: the cited lines are placed again for the new size."""
+        placed = self._placed
+        if (
+            watched is self.browser.viewport()
+            and event.type() == QEvent.Type.Resize
+            and placed is not None
+            and self.browser.verticalScrollBar().value() == placed[2]
+        ):
+            QTimer.singleShot(0, self, lambda: self._replace(placed))
+        return False
+
+    def _replace(self, placed: tuple[int, int, int]) -> None:
+        if self._placed == placed:
+            self._scroll_to_line(placed[0], placed[1])
 
     def _render_page(self) -> None:
         assert self._document is not None
@@ -143,6 +198,7 @@ class SourcePane(QWidget):
     def _turn(self, step: int) -> None:
         if self._document is None:
             return
+        self._placed = None
         self._page_position = max(0, min(len(self._document.pages) - 1, self._page_position + step))
         self._render_page()
         self._update_navigation()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gtreview.files import STDOUT, OutputFileError, atomic_path, write_bytes_atomic, write_text_atomic
-from tests.output_targets import device, fifo_reader, is_device, is_fifo
+from tests.special_files import device, fifo_reader, is_device, is_fifo
 
 
 def test_a_device_is_written_to_not_replaced(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 would: ``/dev/null`` and a named pipe are written to (and stay what they are), ``-`` is
 standard output (the command's own lines go to stderr), a symbolic link is followed
 (the file it names is replaced, the link kept), and ``/dev/full`` is one line on
-stderr with exit status 2. As root the devices are private copies (tests/output_targets.py).
+stderr with exit status 2. As root the devices are private copies (tests/special_files.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from gtreview.store import sets_repo
 from gtreview.store.project import open_project
 from tests.judging.loopback import judge_server
 from tests.judging.scripted import verdict_json
-from tests.output_targets import device, fifo_reader, is_device, is_fifo
+from tests.special_files import device, fifo_reader, is_device, is_fifo
 from tests.projects import new_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, run

@@ -1,4 +1,5 @@
-"""Output targets that are not regular files, for the tests of every writer of outputs.
+"""Files that are not regular files (devices, named pipes), for the tests of every
+reader of inputs and writer of outputs.
 
 As root, the tests write to their own copies of ``/dev/null`` and ``/dev/full``
 (device nodes made in the test's folder), never to the system's: a writer that
@@ -72,3 +73,31 @@ def fifo_reader(folder: Path, name: str = "pipe") -> Iterator[tuple[Path, list[b
         os.close(keeper)
         reader.join(30)
     assert not reader.is_alive()
+
+
+@contextmanager
+def fifo_writer(folder: Path, data: bytes, name: str = "pipe") -> Iterator[Path]:
+    """A named pipe that a thread would feed ``data`` to, once something opens it to read
+    (code that must refuse a pipe never does: the thread is let go after the block)."""
+    path = folder / name
+    os.mkfifo(path)
+
+    def write() -> None:
+        try:
+            with path.open("wb") as pipe:  # waits for a reader
+                pipe.write(data)
+        except OSError:
+            pass  # let go after the block, with nobody reading
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        yield path
+    finally:
+        if writer.is_alive():
+            try:
+                os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))  # lets the writer's open return
+            except OSError:
+                pass
+        writer.join(30)
+    assert not writer.is_alive()

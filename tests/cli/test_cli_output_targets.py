@@ -20,10 +20,10 @@ from gtreview.store import sets_repo
 from gtreview.store.project import open_project
 from tests.judging.loopback import judge_server
 from tests.judging.scripted import verdict_json
-from tests.special_files import device, fifo_reader, is_device, is_fifo
 from tests.projects import new_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, run
+from tests.special_files import device, fifo_reader, is_device, is_fifo
 
 
 def _csv(data: bytes) -> bool:

@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 
 from gtreview.core.corpus import ParsedDocument
 from gtreview.corpus.readers import CorpusImportError, parse_file
+from gtreview.inputs import InputReadError, check_regular_file
 from gtreview.store.corpus_repo import CorpusImportReport as CorpusImportReport  # re-exported: what an import returns
 from gtreview.store.corpus_repo import import_documents, stored_so_far
 
@@ -30,7 +31,11 @@ def collect_files(paths: Iterable[Path]) -> list[tuple[Path, str]]:
             for file in sorted(path.rglob("*")):
                 if file.is_file() and file.suffix.lower() in SUPPORTED_SUFFIXES and not _hidden(file, path):
                     found.append((file, file.relative_to(path.parent).as_posix()))
-        elif path.is_file():
+        elif path.exists() or path.is_symlink():
+            try:
+                check_regular_file(path)  # a device or a pipe is named as such, never opened
+            except InputReadError as exc:
+                raise CorpusImportError(str(path), exc.reason) from None
             found.append((path, path.name))
         else:
             raise CorpusImportError(str(path), "no such file or folder")

@@ -25,6 +25,7 @@ from gtreview.core.redaction import MASK
 from gtreview.core.review_flow import is_active
 from gtreview.core.rubric import Question, Rubric
 from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.factory import check_can_open
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.inference.model_configs import ModelConfigError, read_models_json, served_names, to_model_specs
 from gtreview.inference.openai_client import served_models
@@ -138,6 +139,7 @@ def run_benchmark_pass(
     cancel: threading.Event | None = None,
     on_busy: Callable[[str], None] | None = None,
     busy_poll_s: float = BUSY_POLL_S,
+    check_backend: Callable[[str], None] | None = None,
 ) -> PassResult:
     """Generate, judge and compare over a project set (its active questions) or a rubric file.
     Raises ``GenerationsFailed`` when every generation of a model failed.
@@ -146,7 +148,12 @@ def run_benchmark_pass(
     one) is refused with ``RunBusyError``, unless ``on_busy`` is given: then it hears the
     reason once and this pass waits for that one (until it ends, or its owner is gone
     and its heartbeat stale), then runs, reusing everything the other pass stored; a
-    ``cancel`` stops the waiting."""
+    ``cancel`` stops the waiting.
+
+    Every model and the judge are checked before the run exists (``check_backend``,
+    by default the factory's own check when ``open_backend`` is the factory; a fake
+    opener opens what it likes): a pass that cannot start, a missing API key say, is
+    one line and leaves no run behind."""
     if (set_id is None) == (rubric is None):
         raise PassSetupError("name either a set of the project or a rubric file")
     if set_id is not None:
@@ -162,13 +169,18 @@ def run_benchmark_pass(
         questions = list(rubric.questions)
     if not questions:
         raise PassSetupError("the set has no active questions to run")
+    config = with_runtime(config, runtime)
+    check = check_backend if check_backend is not None else check_can_open if open_backend is open_model else None
+    if check is not None:
+        for spec in dict.fromkeys([*(m.spec for m in config.models), config.judge]):
+            check(spec)
     told = False
     while True:
         try:
             with heartbeat(engine):
                 result = run_pass(
                     engine,
-                    with_runtime(config, runtime),
+                    config,
                     questions,
                     rubric_hash=canonical_hash(rubric.to_json_dict()),
                     open_backend=open_backend,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from gtreview.core.errors import UserError
 from gtreview.core.redaction import redact
+from gtreview.files import OUTPUT_HELP, STDOUT
 from gtreview.paths import default_project_dir
 
 if TYPE_CHECKING:
@@ -54,6 +55,20 @@ def add_project(parser: argparse.ArgumentParser) -> None:
 
 def add_json(parser: argparse.ArgumentParser, help: str = "print the result as JSON") -> None:
     parser.add_argument("--json", action="store_true", help=help)
+
+
+def add_output_file(parser: argparse.ArgumentParser, *flags: str, help: str, required: bool = False) -> None:
+    """The option naming the file a command writes; ``-`` is standard output, and then
+    everything else the command prints goes to stderr (see :func:`writes_to_stdout`)."""
+    option = parser.add_argument(*flags, type=Path, required=required, metavar="FILE", help=f"{help}; {OUTPUT_HELP}")
+    parser.set_defaults(output_file_option=option.dest)
+
+
+def writes_to_stdout(args: argparse.Namespace) -> bool:
+    """Whether the command's output file is standard output (``-o -``): its other lines
+    must not be mixed into that file."""
+    option: str | None = getattr(args, "output_file_option", None)
+    return option is not None and getattr(args, option, None) == STDOUT
 
 
 def int_at_least(minimum: int, why: str = "", maximum: int | None = None) -> Callable[[str], int]:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gtreview.cli.common import EXIT_OK, ID, add_json, add_project, load_rubric, open_cli_project, print_json
+from gtreview.cli.common import (
+    EXIT_OK,
+    ID,
+    add_json,
+    add_output_file,
+    add_project,
+    load_rubric,
+    open_cli_project,
+    print_json,
+)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,7 +49,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     board.set_defaults(handler=export_leaderboard)
     table = export.add_parser("csv", help="per-question results of every model, as CSV")
     table.add_argument("--run", dest="run_id", type=ID, required=True)
-    table.add_argument("-o", "--output", type=Path, required=True, help="CSV file")
+    add_output_file(table, "-o", "--output", required=True, help="the CSV file to write")
     table.add_argument(
         "--rubric", type=Path, default=None, help="rubric for question texts (runs imported before they were kept)"
     )

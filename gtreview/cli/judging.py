@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, add_json, int_at_least, load_rubric, print_json
+from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, add_json, add_output_file, int_at_least, load_rubric, print_json
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,7 +31,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default=50,
         help="re-check standardisation fixtures every N answers (0: off)",
     )
-    score_parser.add_argument("-o", "--output", type=Path)
+    add_output_file(score_parser, "-o", "--output", help="write the judgements (grader-contract records) as JSON")
     add_json(score_parser)
     score_parser.set_defaults(handler=score)
 
@@ -40,7 +40,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     compare_parser.add_argument("--a", type=Path, required=True, dest="answers_a")
     compare_parser.add_argument("--b", type=Path, required=True, dest="answers_b")
     compare_parser.add_argument("--judge", type=str, required=True)
-    compare_parser.add_argument("-o", "--output", type=Path)
+    add_output_file(compare_parser, "-o", "--output", help="write the pair verdicts as JSON")
     add_json(compare_parser)
     compare_parser.set_defaults(handler=compare)
 

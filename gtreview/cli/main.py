@@ -9,6 +9,7 @@ leaf; :func:`main` calls ``args.handler(args)``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -36,7 +37,7 @@ from gtreview.cli import (
     rubric,
     run,
 )
-from gtreview.cli.common import EXIT_FINDINGS, EXIT_USAGE, print_failure
+from gtreview.cli.common import EXIT_FINDINGS, EXIT_USAGE, Handler, print_failure, writes_to_stdout
 from gtreview.core.errors import Cancelled, UserError
 from gtreview.logging_setup import configure_logging, log_path
 
@@ -91,6 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         return EXIT_USAGE
     configure_logging()
+    # With `-o -` standard output carries the file and nothing else: the command's own
+    # lines (what it wrote, --json, a failure) go to stderr.
+    with contextlib.redirect_stdout(sys.stderr) if writes_to_stdout(args) else contextlib.nullcontext():
+        return _run(handler, args, args_list)
+
+
+def _run(handler: Handler, args: argparse.Namespace, args_list: list[str]) -> int:
     try:
         status: int = handler(args)
         return status
@@ -139,5 +147,5 @@ def plain_reason(exc: Exception) -> str | None:
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so Python's exit flush raises no second BrokenPipeError."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, 1)  # the descriptor itself: sys.stdout may be redirected to stderr (`-o -`)
     os.close(devnull)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from gtreview.cli.common import EXIT_OK, ID, SEED, add_project, open_cli_project
+from gtreview.cli.common import EXIT_OK, ID, SEED, add_output_file, add_project, open_cli_project
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("report", help="the PDF report of a run (a pass or an imported harness run)")
     parser.add_argument("--run", dest="run_id", type=ID, required=True)
-    parser.add_argument("--pdf", type=Path, required=True)
+    add_output_file(parser, "--pdf", required=True, help="the PDF file to write")
     add_project(parser)
     parser.add_argument("--seed", type=SEED, default=0, help="seed of the bootstrap and permutation resampling")
     parser.set_defaults(handler=report)

@@ -6,7 +6,17 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, ID, actor, add_json, add_project, open_cli_project, print_json
+from gtreview.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    ID,
+    actor,
+    add_json,
+    add_output_file,
+    add_project,
+    open_cli_project,
+    print_json,
+)
 
 # The application modules are imported inside the commands, so that `rubric validate`
 # (which needs no project) starts without loading SQLAlchemy.
@@ -33,7 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     exp = rubric.add_parser("export", help="export a benchmark set")
     exp.add_argument("--set", dest="set_id", type=ID, default=None, help="set id (default: the only set)")
     exp.add_argument("--format", type=str, choices=("json", "md"), default="json")
-    exp.add_argument("-o", "--output", type=Path, required=True)
+    add_output_file(exp, "-o", "--output", required=True, help="the rubric file (json) or grading guide (md) to write")
     exp.add_argument(
         "--include-retired", action="store_true", help="keep the retired questions (as drafts, to the file)"
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from typing import Any
 
 INLINE_LIMIT = 48
@@ -21,7 +23,8 @@ MAX_JSON_DEPTH = 200
 def loads_json(text: str | bytes, *, allow_nan: bool = True) -> Any:
     """Parse a JSON document a user gave; what later code could not handle is a JSONDecodeError.
 
-    Refused: nesting deeper than :data:`MAX_JSON_DEPTH`, strings with an unpaired
+    Refused: nesting deeper than :data:`MAX_JSON_DEPTH`, integers longer than Python
+    converts from text (4,300 digits by default), strings with an unpaired
     surrogate escape (no UTF-8 file or database can hold them) and, unless
     ``allow_nan``, NaN, Infinity and numbers too big for a float (exported as null).
     """
@@ -34,10 +37,24 @@ def loads_json(text: str | bytes, *, allow_nan: bool = True) -> Any:
         value = json.loads(document, parse_constant=None if allow_nan else refuse_constant)
     except RecursionError:
         raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", document, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int() refused a number longer than Python converts (not a JSONDecodeError)
+        raise _too_long_a_number(document) from None
     problem = _first_problem(value, allow_nan=allow_nan)
     if problem:
         raise json.JSONDecodeError(problem, document, 0)
     return value
+
+
+def _too_long_a_number(document: str) -> json.JSONDecodeError:
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"\d{{{limit + 1},}}", document) if limit else None
+    if found is None:
+        return json.JSONDecodeError("a number too long to read", document, 0)
+    return json.JSONDecodeError(
+        f"a number of {len(found.group()):,} digits (at most {limit:,})", document, found.start()
+    )
 
 
 def _first_problem(value: Any, *, allow_nan: bool) -> str | None:

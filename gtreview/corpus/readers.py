@@ -20,6 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from gtreview.core.corpus import PageText, ParsedDocument, Passage, SourceKind, TableRow
 from gtreview.core.errors import UserError
+from gtreview.corpus.pdf_warnings import pdf_warnings
+from gtreview.inputs import InputReadError, check_regular_file, read_at_most
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 """Largest file accepted; bigger ones are almost certainly not a single source text."""
@@ -75,17 +77,13 @@ def parse_file(path: Path, name: str | None = None) -> ParsedDocument:
     name = name or path.name
     kind = _kind_for(name, path.suffix)
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise CorpusImportError(name, f"cannot be read ({exc.strerror or exc})") from exc
-    if path.is_dir():
-        raise CorpusImportError(name, "is a folder, not a file")
-    _check_size(name, size)
-    try:
-        # the stat above may be wrong (a device, a file still growing): read at most
-        # one byte over the limit, and _parse checks the size of what was read
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        check_regular_file(path)  # a pipe or a device is refused before it is opened
+        _check_size(name, path.stat().st_size)  # a regular file's size is its own: no need to read it
+        # the file may have grown since: read at most one byte over the limit, and _parse
+        # checks the size of what was read
+        data = read_at_most(path, MAX_FILE_BYTES)
+    except InputReadError as exc:
+        raise CorpusImportError(name, exc.reason) from None
     except OSError as exc:
         raise CorpusImportError(name, f"cannot be read ({exc.strerror or exc})") from exc
     return _parse(data, name, kind)
@@ -232,18 +230,20 @@ def _page_number(digits: str, line: str, name: str) -> int:
 def _read_pdf(data: bytes, name: str) -> list[PageText]:
     """One page per PDF page from pypdf's text layer; scanned PDFs are refused since
     their lines cannot be cited until someone runs OCR on them."""
-    try:
-        from pypdf import PdfReader
+    with pdf_warnings(name) as warned:  # how pypdf repaired a damaged file: the log, or the error below
+        try:
+            from pypdf import PdfReader
 
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise CorpusImportError(name, "is an encrypted PDF; remove the password")
-        texts = [page.extract_text() or "" for page in reader.pages]
-    except CorpusImportError:
-        raise
-    except Exception as exc:  # pypdf raises many exception types on malformed files
-        detail = str(exc) or type(exc).__name__
-        raise CorpusImportError(name, f"cannot be opened as a PDF ({detail})") from exc
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise CorpusImportError(name, "is an encrypted PDF; remove the password")
+            texts = [page.extract_text() or "" for page in reader.pages]
+        except CorpusImportError:
+            raise
+        except Exception as exc:  # pypdf raises many exception types on malformed files
+            detail = str(exc) or type(exc).__name__
+            first = f"; first problem: {warned[0]}" if warned else ""
+            raise CorpusImportError(name, f"cannot be opened as a PDF ({detail}{first})") from exc
     if not texts:
         raise CorpusImportError(name, "is a PDF without pages")
     if not any(text.strip() for text in texts):

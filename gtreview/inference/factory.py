@@ -20,10 +20,17 @@ from __future__ import annotations
 from typing import Any
 
 from gtreview.inference.backend import CompletionBackend, ScoringBackend
-from gtreview.inference.specs import LOCAL_KINDS, BackendOpenError, ModelSpec, open_in_process, parse_model_spec
+from gtreview.inference.specs import (
+    LOCAL_KINDS,
+    BackendOpenError,
+    ModelSpec,
+    local_files,
+    open_in_process,
+    parse_model_spec,
+)
 from gtreview.inference.worker import WorkerBackend
 
-__all__ = ["open_backend", "open_scoring_backend"]
+__all__ = ["check_can_open", "open_backend", "open_scoring_backend"]
 
 
 def open_backend(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
@@ -55,3 +62,28 @@ def open_scoring_backend(spec: str | ModelSpec, **overrides: Any) -> ScoringBack
             f"{parsed.raw} cannot score texts: per-token log-likelihoods need a local llama: or hf: model"
         )
     return WorkerBackend(parsed, overrides=overrides)
+
+
+def check_can_open(spec: str | ModelSpec) -> None:
+    """Raise the one-line error :func:`open_backend` would raise for ``spec``, without
+    opening anything: a bad spec, an Anthropic key found neither in the keyring nor in
+    the environment, a server URL that is not http(s), a missing or damaged local file.
+    A pass checks every backend it names this way before its run exists, so one that
+    cannot start leaves no run (and is not refused by its judge hours into generating)."""
+    parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if parsed.kind == "anthropic":
+        from gtreview.inference.anthropic_client import resolve_api_key
+
+        resolve_api_key()
+    elif parsed.kind == "openai":
+        from gtreview.inference.openai_client import api_root
+
+        assert parsed.url is not None
+        api_root(parsed.url)
+    else:
+        from gtreview.inference.gguf_check import check_adapter_file, check_model_file
+
+        model, lora = local_files(parsed)
+        info = check_model_file(model)
+        if lora is not None:
+            check_adapter_file(lora, info)

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from gtreview.core.errors import UserError
 from gtreview.files import atomic_path, write_text_atomic
+from gtreview.inputs import NO_SUCH_FILE, InputReadError, read_at_most
 
 ALGORITHM = "Ed25519"
 PRIVATE_SUFFIX = ".key"
@@ -173,10 +174,10 @@ MAX_KEY_FILE_BYTES = 64 * 1024
 def _read_key_bytes(path: Path) -> bytes:
     # Read at most the limit plus one byte: the size stat() reports bounds nothing
     # (it is 0 for /dev/zero), and a key file is a few hundred bytes.
-    if path.is_dir():
-        raise SigningKeyError(f"{path}: is a folder, not a key file")
-    with path.open("rb") as handle:
-        data = handle.read(MAX_KEY_FILE_BYTES + 1)
+    try:
+        data = read_at_most(path, MAX_KEY_FILE_BYTES)  # a pipe or a device is refused unopened
+    except InputReadError as exc:
+        raise SigningKeyError(f"{path}: {exc.reason}") from None
     if len(data) > MAX_KEY_FILE_BYTES:
         raise SigningKeyError(f"{path}: over {MAX_KEY_FILE_BYTES // 1024} KiB, not a key file")
     return data
@@ -257,12 +258,11 @@ def read_trusted_keys(path: Path | None = None) -> dict[bytes, str]:
     """
     file = path if path is not None else default_trusted_keys_file()
     try:
-        with file.open("rb") as handle:
-            data = handle.read(MAX_TRUST_FILE_BYTES + 1)
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise SigningKeyError(f"{file}: {exc.strerror or exc}") from None
+        data = read_at_most(file, MAX_TRUST_FILE_BYTES)  # a pipe or a device is refused unopened
+    except InputReadError as exc:
+        if exc.reason == NO_SUCH_FILE:
+            return {}
+        raise SigningKeyError(str(exc)) from None
     if len(data) > MAX_TRUST_FILE_BYTES:
         raise SigningKeyError(f"{file}: over {MAX_TRUST_FILE_BYTES // 1024} KiB, not a trusted-keys file")
     try:

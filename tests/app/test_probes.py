@@ -155,7 +155,11 @@ def test_refusals_and_failures_are_one_line(sample: Project, tmp_path: Path) -> 
         run_memorisation_probes(sample.engine, {"base": dies, "tuned": dies}, passages=4)
 
 
-def test_controls_that_never_end_are_refused_after_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("gtreview.app.probes.MAX_DATA_FILE_BYTES", 4096)  # not 512 MiB of zeros in a test
-    with pytest.raises(ProbeSetupError, match="/dev/zero: refused: larger than the 4,096 bytes limit"):
-        read_controls(Path("/dev/zero"))
+def test_controls_that_never_end_or_are_too_big_are_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with pytest.raises(ProbeSetupError, match=r"/dev/zero: is not a regular file \(a device\)"):
+        read_controls(Path("/dev/zero"))  # refused before it is opened: it would never end
+    monkeypatch.setattr("gtreview.app.probes.MAX_DATA_FILE_BYTES", 4096)  # not 512 MiB in a test
+    big = tmp_path / "controls.txt"
+    big.write_text("x" * 5000, encoding="utf-8")
+    with pytest.raises(ProbeSetupError, match=r"controls\.txt: refused: larger than the 4,096 bytes limit"):
+        read_controls(big)

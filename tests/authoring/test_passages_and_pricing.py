@@ -119,5 +119,5 @@ def test_a_deeply_nested_or_endless_price_file_is_one_line(tmp_path: Path) -> No
     deep.write_text("[" * 100_000, encoding="utf-8")
     with pytest.raises(PriceTableError, match=r"deep\.json: not valid JSON \(nested deeper than 200 levels\)"):
         load_price_table(deep)
-    with pytest.raises(PriceTableError, match="/dev/zero: refused: larger than the 16 MiB limit"):
+    with pytest.raises(PriceTableError, match=r"/dev/zero: is not a regular file \(a device\)"):
         load_price_table(Path("/dev/zero"))

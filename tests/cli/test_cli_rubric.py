@@ -141,9 +141,9 @@ def test_importing_a_file_twice_says_so_in_one_line(tmp_path: Path) -> None:
     assert copy.returncode == 0 and json.loads(copy.stdout)["set_id"] == 2
 
 
-def test_a_file_that_never_ends_is_refused_after_reading_only_the_limit() -> None:
-    """/dev/zero reports size 0: only reading at most limit + 1 bytes bounds it."""
+def test_a_file_that_never_ends_is_refused_unopened() -> None:
+    """/dev/zero reports size 0 and never ends: it is refused as a device before it is read."""
     result = gtreview("rubric", "validate", "/dev/zero", "--json")
     assert result.returncode == 2
-    assert "/dev/zero: refused: larger than the 32 MiB limit" in result.stderr
+    assert "/dev/zero: is not a regular file (a device)" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

@@ -238,7 +238,7 @@ def test_too_large_is_refused_without_reading(tmp_path: Path) -> None:
 
 
 def test_missing_file_and_folder(tmp_path: Path) -> None:
-    assert "cannot be read" in refusal(tmp_path / "absent.txt")
+    assert refusal(tmp_path / "absent.txt") == "absent.txt: no such file"
     (tmp_path / "dir.txt").mkdir()
     assert "is a folder" in refusal(tmp_path / "dir.txt")
 

@@ -1,6 +1,10 @@
 """The project's own settings the expert changes from the app: the judge, whether
 approval needs a reproduced calibration, and the last pass asked for (the Run dialog
-starts from it). Stored in the project, so the CLI and every window agree on them."""
+starts from it). Stored in the project, so the CLI and every window agree on them.
+
+A model spec is kept without its URL password (``user:***@``): the password goes to the
+OS keyring (``inference.spec_passwords``) and is put back when the spec is opened, so no
+project file, copy or backup of it carries a credential."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
 from gtreview.core.errors import UserError
+from gtreview.inference.spec_passwords import keep_spec
 from gtreview.inference.specs import parse_model_spec
 from gtreview.runs.plan import PassConfig
 from gtreview.store.settings_repo import (
@@ -30,11 +35,12 @@ def project_judge(engine: Engine) -> str:
 
 
 def set_project_judge(engine: Engine, spec: str) -> str:
-    """Keep ``spec`` as the project's judge; a spec that cannot be read is refused in one line."""
+    """Keep ``spec`` as the project's judge, its URL password in the keyring; a spec that
+    cannot be read, or a password that cannot be kept, is refused in one line."""
     spec = spec.strip()
     if spec:
         parse_model_spec(spec)  # ModelSpecError (a UserError) names what is wrong
-    set_setting(engine, JUDGE_SPEC, spec)
+    set_setting(engine, JUDGE_SPEC, keep_spec(spec))
     return JUDGE_SPEC
 
 
@@ -53,7 +59,15 @@ def last_pass(engine: Engine) -> PassConfig | None:
 
 
 def set_last_pass(engine: Engine, config: PassConfig) -> str:
-    set_setting(engine, LAST_PASS, config.model_dump(mode="json"))
+    """Keep ``config`` for the Run dialog, each spec's URL password in the keyring (every
+    password kept before anything is written, so a refusal writes nothing)."""
+    kept = config.model_copy(
+        update={
+            "models": [entry.model_copy(update={"spec": keep_spec(entry.spec)}) for entry in config.models],
+            "judge": keep_spec(config.judge),
+        }
+    )
+    set_setting(engine, LAST_PASS, kept.model_dump(mode="json"))
     return LAST_PASS
 
 

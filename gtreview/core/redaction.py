@@ -101,6 +101,30 @@ def url_without_userinfo(url: str) -> str:
     return _URL_USERINFO.sub(r"\1", url, count=1)
 
 
+def split_url_password(text: str) -> tuple[str, str | None]:
+    """``text`` with the password of its ``scheme://user:password@`` URL masked, and that
+    password as written (None when there is none, or it is already the mask): what a
+    setting may keep, and what goes to the keyring instead."""
+    match = _URL_PASSWORD.search(text)
+    if match is None or match.group(3) == MASK:
+        return text, None
+    return f"{text[: match.start(3)]}{MASK}{text[match.end(3) :]}", match.group(3)
+
+
+def masked_url_password(text: str) -> bool:
+    """Whether ``text`` carries a URL whose password was masked (``user:***@``)."""
+    match = _URL_PASSWORD.search(text)
+    return match is not None and match.group(3) == MASK
+
+
+def with_url_password(text: str, password: str) -> str:
+    """``text`` with the masked password of its URL replaced by ``password`` (as written in a URL)."""
+    match = _URL_PASSWORD.search(text)
+    if match is None or match.group(3) != MASK:
+        return text
+    return f"{text[: match.start(3)]}{password}{text[match.end(3) :]}"
+
+
 def redact(text: str) -> str:
     """``text`` with every known secret and every credential-shaped string replaced by ``***``."""
     if not text:
@@ -160,9 +184,12 @@ __all__ = [
     "MASK",
     "SECRET_ENV_VARS",
     "SecretRegistry",
+    "masked_url_password",
     "redact",
     "redact_json",
     "register_secret",
     "register_url_credentials",
+    "split_url_password",
     "url_without_userinfo",
+    "with_url_password",
 ]

@@ -13,6 +13,9 @@ nothing native to crash, so they are opened in the caller.
 A backend object keeps its one child for its lifetime (a fresh one only after a crash
 or ``restart()``), so the start-up cost, about half a second on a small model, is paid
 once per opened model and not per call.
+
+A spec whose URL password was masked where it was kept (``user:***@``, see
+``spec_passwords``) is opened with the password put back from the keyring.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from gtreview.inference.backend import CompletionBackend, ScoringBackend
+from gtreview.inference.spec_passwords import with_kept_password
 from gtreview.inference.specs import (
     LOCAL_KINDS,
     BackendOpenError,
@@ -41,9 +45,12 @@ def open_backend(spec: str | ModelSpec, **overrides: Any) -> CompletionBackend:
     clients, a llama setting such as ``n_gpu_layers`` the GUI changed. A bad spec
     (:class:`~gtreview.inference.specs.ModelSpecError`), a missing file
     (:class:`~gtreview.inference.specs.BackendOpenError`) or a damaged GGUF
-    (:class:`~gtreview.inference.gguf_check.ModelFileError`) raise here, in one line.
+    (:class:`~gtreview.inference.gguf_check.ModelFileError`) raise here, in one line, as
+    does a masked URL password the keyring does not have.
     """
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if parsed.kind == "openai" and (restored := with_kept_password(parsed.raw)) != parsed.raw:
+        parsed = parse_model_spec(restored)
     if parsed.kind in LOCAL_KINDS:
         return WorkerBackend(parsed, overrides=overrides)
     return open_in_process(parsed, **overrides)
@@ -67,7 +74,8 @@ def open_scoring_backend(spec: str | ModelSpec, **overrides: Any) -> ScoringBack
 def check_can_open(spec: str | ModelSpec) -> None:
     """Raise the one-line error :func:`open_backend` would raise for ``spec``, without
     opening anything: a bad spec, an Anthropic key found neither in the keyring nor in
-    the environment, a server URL that is not http(s), a missing or damaged local file.
+    the environment, a server URL that is not http(s) or whose masked password the keyring
+    lacks, a missing or damaged local file.
     A pass checks every backend it names this way before its run exists, so one that
     cannot start leaves no run (and is not refused by its judge hours into generating)."""
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
@@ -78,6 +86,7 @@ def check_can_open(spec: str | ModelSpec) -> None:
     elif parsed.kind == "openai":
         from gtreview.inference.openai_client import api_root
 
+        with_kept_password(parsed.raw)  # a masked password the keyring does not have
         assert parsed.url is not None
         api_root(parsed.url)
     else:

@@ -36,6 +36,7 @@ from gtreview.core.errors import UserError
 from gtreview.core.redaction import redact, redact_json, register_secret, register_url_credentials
 from gtreview.inference.backend import CompletionRequest, CompletionResult, FinishReason
 from gtreview.inference.pooled import PooledBackend, one_line
+from gtreview.inference.reply_limits import ReplyTooLarge, post_bounded
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +172,9 @@ class OpenAICompatibleBackend(PooledBackend):
             body = request_body(self.model, request, schema_dialect=self._schema_dialect)
             retry_after: float | None = None
             try:
-                response = self._client.post(self._chat_url, json=body)
+                response = post_bounded(self._client, self._chat_url, json=body)
+            except ReplyTooLarge as exc:  # the server answered, without end: a result, not an outage
+                return self._error(str(exc))
             except httpx.TransportError as exc:
                 failure, transient = f"{type(exc).__name__}: {exc or 'no detail'}", True
             else:

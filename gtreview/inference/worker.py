@@ -42,6 +42,9 @@ caller's cancel event, so it never hangs on a dead child:
   as error results, ``"no answer within N s ..."`` (those that did answer are kept); the
   next call starts a fresh child. The clock restarts with every streamed answer, and a
   batch that does not stream has that long per request;
+* the child grows its memory more than its headroom above what it held once the model
+  was loaded (a chat template that loops while it writes): the child is killed and the
+  requests still unanswered come back as error results saying so (``worker_memory``);
 * ``restart()`` drops the child so the next call starts a fresh one: runs retry a failed
   generation "in a fresh worker".
 
@@ -93,6 +96,8 @@ from gtreview.inference.context_fit import PromptCounts
 from gtreview.inference.gguf_check import ModelFileError
 from gtreview.inference.pooled import one_line
 from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, parse_model_spec
+from gtreview.inference.worker_memory import MemoryBound, anon_rss_bytes
+from gtreview.inference.worker_scores import scores_from_plain, scores_to_plain
 
 _POLL_S = 0.05  # how often a waiting parent looks at the cancel event
 _TERMINATE_GRACE_S = 2.0
@@ -122,6 +127,10 @@ class WorkerTimedOut(WorkerDied):
     """The child gave no answer in time (a runaway generation) and was killed."""
 
 
+class WorkerOutgrewMemory(WorkerDied):
+    """The child grew past its memory bound (a runaway generation) and was killed."""
+
+
 Opener = Callable[..., Any]  # (spec: ModelSpec, **overrides) -> backend, run in the child
 
 
@@ -140,6 +149,7 @@ class _Child:
         self.log_path = log_path
         self.log = log_path.open("rb") if log_path is not None else None
         self.pid: int | None = proc.pid
+        self.bound: MemoryBound | None = None  # set once the model is loaded (worker_memory)
         # Kills the child if its owner is garbage-collected or the interpreter exits unclosed.
         self._finalizer = weakref.finalize(self, _reap, proc, conn, self.log, log_path, 0.0)
 
@@ -240,13 +250,16 @@ class WorkerBackend:
         opener: Opener | None = None,
         answer_timeout_s: float | None = None,
         load_timeout_s: float | None = None,
+        memory_headroom_bytes: int | None = None,
     ) -> None:
         """Start the child and open the backend in it; raise its one-line error if it cannot.
 
         ``answer_timeout_s`` (default: the spec's ``timeout`` option) bounds how long a
         completion batch may go without an answer before the child is killed, and each
         other call (scoring, continuations, counting) per item; ``load_timeout_s``
-        (default: the same) bounds starting the child and loading the model.
+        (default: the same) bounds starting the child and loading the model;
+        ``memory_headroom_bytes`` (default: ``worker_memory``'s) bounds how much more
+        memory the child may hold once the model is loaded.
 
         ``overrides`` go to the opener in the child, so they must pickle (no HTTP
         clients). ``env`` is added to the child's environment before anything loads.
@@ -264,6 +277,7 @@ class WorkerBackend:
         self._opener = opener
         self._answer_timeout_s = answer_timeout_s if answer_timeout_s is not None else self._spec.answer_timeout_s
         self._load_timeout_s = load_timeout_s if load_timeout_s is not None else self._answer_timeout_s
+        self._memory_headroom = memory_headroom_bytes
         self._ctx = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()  # one batch at a time
         self._closing = threading.Event()  # close() while a batch waits: stop waiting
@@ -314,6 +328,8 @@ class WorkerBackend:
             raise
         child.unlink_log()  # the child has redirected into it by now (or is gone)
         if reply.get("op") == "ready":
+            loaded = anon_rss_bytes(child.pid)
+            child.bound = MemoryBound.above(loaded, self._memory_headroom) if loaded is not None else None
             return child
         child.stop(_TERMINATE_GRACE_S)
         message = str(reply.get("message") or "the model worker could not open the backend")
@@ -353,6 +369,10 @@ class WorkerBackend:
             if deadline is not None and time.monotonic() >= deadline:
                 child.kill()
                 raise WorkerTimedOut(f"no answer within {timeout_s:g} s ({stuck}); the model worker was stopped")
+            outgrown = child.bound.exceeded(child.pid) if child.bound is not None else None
+            if outgrown is not None:
+                child.kill()
+                raise WorkerOutgrewMemory(outgrown)
             if (cancel is not None and cancel.is_set()) or self._closing.is_set():
                 child.kill()
                 raise GenerationCancelled(
@@ -463,7 +483,7 @@ class WorkerBackend:
             cancel,
             items=len(texts),
         )
-        scores = [_scores_from_plain(s) for s in reply["scores"]]
+        scores = [scores_from_plain(s) for s in reply["scores"]]
         if len(scores) != len(texts):
             raise RuntimeError(f"the model worker returned {len(scores)} scores for {len(texts)} texts")
         return scores
@@ -578,31 +598,6 @@ class WorkerBackend:
             self._child = None
 
 
-def _optional_floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
-    return None if values is None else tuple(float(x) for x in values)
-
-
-def _scores_to_plain(scores: TokenScores) -> dict[str, Any]:
-    """TokenScores as the lists and floats a pipe carries (floats as exact doubles)."""
-    return {
-        "text_tokens": [int(t) for t in scores.text_tokens],
-        "start": int(scores.start),
-        "logprobs": [float(x) for x in scores.logprobs],
-        "expected_logprobs": None if scores.expected_logprobs is None else list(scores.expected_logprobs),
-        "logprob_variances": None if scores.logprob_variances is None else list(scores.logprob_variances),
-    }
-
-
-def _scores_from_plain(plain: Mapping[str, Any]) -> TokenScores:
-    return TokenScores(
-        text_tokens=tuple(int(t) for t in plain["text_tokens"]),
-        start=int(plain["start"]),
-        logprobs=tuple(float(x) for x in plain["logprobs"]),
-        expected_logprobs=_optional_floats(plain.get("expected_logprobs")),
-        logprob_variances=_optional_floats(plain.get("logprob_variances")),
-    )
-
-
 def model_label(spec: ModelSpec) -> str:
     """The model file (and adapter) a crash message names; the spec, redacted, otherwise."""
     name = spec.path.name if spec.path is not None else spec.filename
@@ -676,7 +671,7 @@ def _serve(backend: Any, message: dict[str, Any], conn: Connection) -> dict[str,
             return {"op": "describe", "describe": json.loads(json.dumps(backend.describe(), default=str))}
         if op == "score":
             scores = _scorer(backend).score_texts(message["texts"], prefix_tokens=message["prefix_tokens"])
-            return {"op": "scores", "scores": [_scores_to_plain(s) for s in scores]}
+            return {"op": "scores", "scores": [scores_to_plain(s) for s in scores]}
         if op == "continue":
             outputs = _scorer(backend).greedy_continuations(message["prompts"], message["max_tokens"])
             return {"op": "continuations", "continuations": [[int(t) for t in out] for out in outputs]}

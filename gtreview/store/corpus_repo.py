@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from typing import TypeVar
@@ -131,6 +132,15 @@ def _insert_chunks(session: Session, table: type[SQLModel], rows: Iterable[dict[
         session.execute(statement, chunk)
 
 
+def text_sha256(text: str) -> str:
+    """The hash a page keeps of its text (``tables.DocumentPage.text_sha256``)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _page_row(document_id: int, number: int, text: str) -> dict[str, object]:
+    return {"document_id": document_id, "number": number, "text": text, "text_sha256": text_sha256(text)}
+
+
 def _add_document(session: Session, document: model.ParsedDocument) -> None:
     row = tables.Document(
         name=document.name,
@@ -150,7 +160,7 @@ def _add_document(session: Session, document: model.ParsedDocument) -> None:
     _insert_chunks(
         session,
         tables.DocumentPage,
-        ({"document_id": document_id, "number": page.number, "text": "\n".join(page.lines)} for page in document.pages),
+        (_page_row(document_id, page.number, "\n".join(page.lines)) for page in document.pages),
     )
     _insert_chunks(
         session,

@@ -56,13 +56,7 @@ class Project:
 def open_project(folder: Path) -> Project:
     """Open (and migrate) the existing project in ``folder``; never creates one."""
     folder = folder.expanduser()
-    db_path = folder / DB_FILE
-    if not folder.exists():
-        raise NoProjectError(f"{folder} does not exist, so it is not a gtreview project")
-    if not folder.is_dir():
-        raise ProjectError(f"{folder} is a file, not a project folder")
-    if not db_path.is_file():
-        raise NoProjectError(f"{folder} is not a gtreview project (no {DB_FILE})")
+    db_path = project_database(folder)
     revision = _checked_revision(db_path)
     engine = make_engine(db_path)
     try:
@@ -72,6 +66,18 @@ def open_project(folder: Path) -> Project:
         engine.dispose()
         raise
     return Project(folder=folder, engine=engine)
+
+
+def project_database(folder: Path) -> Path:
+    """The database of the project in ``folder``; NoProjectError (one line) when there is none."""
+    db_path = folder / DB_FILE
+    if not folder.exists():
+        raise NoProjectError(f"{folder} does not exist, so it is not a gtreview project")
+    if not folder.is_dir():
+        raise ProjectError(f"{folder} is a file, not a project folder")
+    if not db_path.is_file():
+        raise NoProjectError(f"{folder} is not a gtreview project (no {DB_FILE})")
+    return db_path
 
 
 def create_project(folder: Path) -> Project:
@@ -112,7 +118,7 @@ def _checked_revision(db_path: Path) -> str:
         raise ProjectError(f"{db_path} is empty (0 bytes), not a gtreview project")
     if header != SQLITE_HEADER:
         raise ProjectError(f"{db_path} is not a gtreview project (not an SQLite database)")
-    reader = _read_only_engine(db_path)
+    reader = read_only_engine(db_path)
     try:
         with reader.connect() as connection:
             revision = MigrationContext.configure(connection).get_current_revision()
@@ -128,7 +134,7 @@ def _checked_revision(db_path: Path) -> str:
     return revision
 
 
-def _read_only_engine(db_path: Path) -> Engine:
+def read_only_engine(db_path: Path) -> Engine:
     uri = f"file:{quote(str(db_path.resolve()))}?mode=ro"
     return create_engine(
         "sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False), poolclass=NullPool

@@ -4,7 +4,8 @@
 Alembic only reads ``alembic_version``: such a project would open, and the first write
 to the missing table would fail half-way through a use case. So every open compares
 the tables and columns of the database with the ones the table classes declare (which
-describe the head revision exactly; tests/store compares them) and refuses a mismatch.
+describe the head revision exactly; tests/store compares them) and refuses a mismatch,
+and its indexes and triggers with the ones the migrations make (``schema_structure``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from sqlalchemy import Connection, inspect
 from sqlmodel import SQLModel
 
 import gtreview.store.tables  # noqa: F401 - registers every table class in the metadata
+from gtreview.store.schema_structure import structure_problems
 
 
 def schema_problems(connection: Connection) -> list[str]:
@@ -29,4 +31,4 @@ def schema_problems(connection: Connection) -> list[str]:
             continue
         columns = {column["name"] for column in inspector.get_columns(name)}
         problems += [f"column {name}.{c.name} is missing" for c in table.columns if c.name not in columns]
-    return problems
+    return problems + structure_problems(connection)

@@ -41,6 +41,7 @@ class DocumentPage(SQLModel, table=True):
     document_id: int = Field(foreign_key="document.id", index=True, ondelete="CASCADE")
     number: int
     text: str = Field(sa_column=Column(Text, nullable=False))
+    text_sha256: str = ""  # of the text as imported (revision 0011): a changed byte is found
 
 
 class Passage(SQLModel, table=True):

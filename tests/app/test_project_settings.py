@@ -25,3 +25,25 @@ def test_the_judge_is_kept_and_a_bad_spec_refused(tmp_path: Path) -> None:
         assert approval_requires_calibration(project.engine) is False
     finally:
         project.close()
+
+
+def test_without_a_keyring_a_spec_with_a_password_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    from gtreview.app.project_settings import last_pass, set_last_pass
+    from gtreview.inference.spec_passwords import PasswordNotKept
+    from gtreview.runs.plan import ModelEntry, PassConfig
+    from tests.keyrings import keyring_in_use, no_keyring
+
+    with_password = "openai:http://lab:hunter22@127.0.0.1:8000/v1#judge"
+    config = PassConfig(name="p", models=[ModelEntry(label="base", spec=with_password)], judge="anthropic:claude")
+    project = create_project(tmp_path / "p")
+    try:
+        set_project_judge(project.engine, "anthropic:claude")
+        with keyring_in_use(no_keyring()):
+            with pytest.raises(PasswordNotKept, match="GTREVIEW_OPENAI_API_KEY"):
+                set_project_judge(project.engine, with_password)
+            with pytest.raises(PasswordNotKept):
+                set_last_pass(project.engine, config)
+        assert project_judge(project.engine) == "anthropic:claude" and last_pass(project.engine) is None
+    finally:
+        project.close()
+    assert b"hunter22" not in b"".join(p.read_bytes() for p in (tmp_path / "p").iterdir() if p.is_file())

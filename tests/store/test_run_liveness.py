@@ -98,6 +98,7 @@ def test_revision_0009_adds_the_owner_and_an_old_running_run_reads_interrupted(t
         for column in ("position", "base_model", "judge_repeat", "sample_index", "qid", "model"):  # revision 0010
             connection.execute(text(f"ALTER TABLE run_record DROP COLUMN {column}"))
         connection.execute(text("UPDATE run SET status = 'running'"))
+        connection.execute(text("ALTER TABLE document_page DROP COLUMN text_sha256"))  # revision 0011
         connection.execute(text("UPDATE alembic_version SET version_num = '0008'"))
     engine.dispose()
     project = open_project(folder)

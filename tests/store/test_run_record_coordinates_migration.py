@@ -36,6 +36,7 @@ def _as_revision_0009(folder: Path) -> None:
         )
         for column in _COORDINATES:
             connection.execute(text(f"ALTER TABLE run_record DROP COLUMN {column}"))
+        connection.execute(text("ALTER TABLE document_page DROP COLUMN text_sha256"))  # revision 0011
         connection.execute(text("UPDATE alembic_version SET version_num = '0009'"))
     engine.dispose()
 

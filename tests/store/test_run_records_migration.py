@@ -37,6 +37,7 @@ def _as_revision_0006(folder: Path) -> None:
             connection.execute(
                 text("UPDATE run SET config_json = :c WHERE id = :i"), {"c": json.dumps(legacy), "i": run_id}
             )
+        connection.execute(text("ALTER TABLE document_page DROP COLUMN text_sha256"))  # revision 0011
         connection.execute(text("UPDATE alembic_version SET version_num = '0006'"))
     engine.dispose()
 

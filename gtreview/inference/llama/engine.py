@@ -52,6 +52,7 @@ from gtreview.inference.backend import (
 from gtreview.inference.context_fit import PromptCounts
 from gtreview.inference.gguf_check import GgufInfo, check_adapter_file, check_model_file
 from gtreview.inference.json_grammar import SchemaGrammarError, schema_to_gbnf
+from gtreview.inference.llama import bounds
 from gtreview.inference.llama import devices as llama_devices
 from gtreview.inference.llama import native as native
 from gtreview.inference.llama import scoring as llama_scoring
@@ -115,6 +116,7 @@ class BatchedLlamaEngine:
         self._grammars: dict[str, str] = {}
         self.stats = EngineStats(slots=n_seq_max)  # summed over calls; a benchmark reads differences
         self.lazy_grammar = True  # False: the grammar filters the whole vocabulary every step
+        self.max_output_bytes = bounds.MAX_OUTPUT_BYTES  # per answer (llama.bounds); a test may lower it
         self._on_result: ResultCallback | None = None
         self._native = native.NativeHandles()
         self._finalizer = weakref.finalize(self, self._native.free)
@@ -150,8 +152,8 @@ class BatchedLlamaEngine:
         if self.lora_path is not None:
             nat.apply_lora(self.lora_path, self.lora_scale)
         self.chat_template = native.model_chat_template(nat.model)
-        self._bos_text = self._token_text(int(llama_cpp.llama_vocab_bos(self._vocab)))
-        self._eos_text = self._token_text(int(llama_cpp.llama_vocab_eos(self._vocab)))
+        self._bos_text = native.token_text(self._vocab, int(llama_cpp.llama_vocab_bos(self._vocab)))
+        self._eos_text = native.token_text(self._vocab, int(llama_cpp.llama_vocab_eos(self._vocab)))
         self._adds_bos = bool(llama_cpp.llama_vocab_get_add_bos(self._vocab))
 
     def _fit_to_gpu(self, n_ctx: int, n_batch: int, n_vocab: int) -> int:
@@ -198,12 +200,6 @@ class BatchedLlamaEngine:
         self.stats.slots = fit.n_seq_max
         return fit.n_ctx
 
-    def _token_text(self, token: int) -> str:
-        if token < 0:
-            return ""
-        raw = llama_cpp.llama_vocab_get_text(self._vocab, token)
-        return raw.decode("utf-8", errors="replace") if raw else ""
-
     # -- lifecycle ---------------------------------------------------------------
 
     @property
@@ -224,15 +220,9 @@ class BatchedLlamaEngine:
     # -- prompts -----------------------------------------------------------------
 
     def render(self, messages: Sequence[ChatMessage]) -> str:
-        """The prompt text: the model's template rendered natively by llama.cpp, else with
-        Jinja (templates llama.cpp does not recognise), else plain ``role: content``."""
-        if self.chat_template:
-            text = native.apply_chat_template(self.chat_template, messages)
-            if text is None:
-                text = native.render_jinja(self.chat_template, messages, self._bos_text, self._eos_text)
-            if text is not None:
-                return text
-        return native.render_plain(messages)
+        """The prompt text, its length bounded (``native.render_chat``, ``llama.bounds``)."""
+        prompt_bound = bounds.prompt_chars(self.n_ctx_seq)
+        return native.render_chat(self.chat_template, messages, self._bos_text, self._eos_text, prompt_bound)
 
     def tokenize_prompt(self, messages: Sequence[ChatMessage]) -> list[int]:
         text = self.render(messages)
@@ -288,7 +278,7 @@ class BatchedLlamaEngine:
             job.prompt = self.tokenize_prompt(request.messages)
             if request.json_schema is not None:
                 job.grammar = self._grammar(request.json_schema)
-        except SchemaGrammarError as exc:
+        except (SchemaGrammarError, native.PromptTooLong) as exc:
             job.finish, job.error = "error", str(exc)
             return job
         if not job.prompt:
@@ -340,6 +330,10 @@ class BatchedLlamaEngine:
             job.finish = "stop"
             return
         job.generated.append(token)
+        job.output_bytes += len(native.token_bytes(self._vocab, token, special=True))
+        if job.output_bytes > self.max_output_bytes:
+            job.finish, job.error = "error", bounds.output_overflow(self.max_output_bytes, len(job.generated))
+            return
         if len(job.generated) >= job.max_tokens or job.pos >= self.n_ctx_seq:
             job.finish = "length"
         job.next_token = token

@@ -154,17 +154,83 @@ def apply_chat_template(template: str, messages: Sequence[ChatMessage]) -> str |
     return None
 
 
-def render_jinja(template: str, messages: Sequence[ChatMessage], bos: str, eos: str) -> str | None:
-    """Render a template llama.cpp does not know with Jinja, as llama-cpp-python does."""
+class PromptTooLong(ValueError):
+    """A chat template that wrote past its bound while rendering (one that loops)."""
+
+
+def render_jinja(
+    template: str, messages: Sequence[ChatMessage], bos: str, eos: str, *, max_chars: int | None = None
+) -> str | None:
+    """Render a template llama.cpp does not know with Jinja, as llama-cpp-python does.
+
+    With ``max_chars`` the output is read as Jinja writes it and the rendering stops
+    with PromptTooLong past that many characters: a template whose loops write without
+    end would otherwise fill the worker's memory until its time bound ran out."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     try:
         formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True)
         payload: list[Any] = [{"role": m.role, "content": m.content} for m in messages]
-        result = formatter(messages=payload)
+        # The compiled template, to read its output piece by piece (the formatter renders it whole).
+        compiled = getattr(formatter, "_environment", None)
+        if max_chars is None or compiled is None:
+            return str(formatter(messages=payload).prompt)
+        return _bounded_render(compiled, formatter, payload, max_chars)
+    except PromptTooLong:
+        raise
     except Exception:  # noqa: BLE001 - any template error means: fall back to plain text
         return None
-    return str(result.prompt)
+
+
+def _raise_exception(message: str) -> None:
+    raise ValueError(message)
+
+
+def _bounded_render(compiled: Any, formatter: Any, payload: list[Any], max_chars: int) -> str:
+    """The formatter's rendering (the same variables it passes), cut off past ``max_chars``."""
+    parts: list[str] = []
+    size = 0
+    for part in compiled.generate(
+        messages=payload,
+        eos_token=formatter.eos_token,
+        bos_token=formatter.bos_token,
+        raise_exception=_raise_exception,
+        add_generation_prompt=formatter.add_generation_prompt,
+        functions=None,
+        function_call=None,
+        tools=None,
+        tool_choice=None,
+        strftime_now=formatter.strftime_now,
+    ):
+        size += len(part)
+        if size > max_chars:
+            raise PromptTooLong(
+                f"the chat template wrote more than {max_chars:,} characters for one prompt, more than a "
+                "sequence can hold (a template that loops); the model's chat template needs fixing"
+            )
+        parts.append(part)
+    return "".join(parts)
+
+
+def render_chat(template: str | None, messages: Sequence[ChatMessage], bos: str, eos: str, max_chars: int) -> str:
+    """The prompt text: ``template`` rendered natively by llama.cpp, else with Jinja
+    (templates llama.cpp does not recognise; PromptTooLong past ``max_chars``), else
+    plain ``role: content``."""
+    if template:
+        text = apply_chat_template(template, messages)
+        if text is None:
+            text = render_jinja(template, messages, bos, eos, max_chars=max_chars)
+        if text is not None:
+            return text
+    return render_plain(messages)
+
+
+def token_text(vocab: Any, token: int) -> str:
+    """A token's text as the vocabulary spells it ('' for no token)."""
+    if token < 0:
+        return ""
+    raw = llama_cpp.llama_vocab_get_text(vocab, token)
+    return raw.decode("utf-8", errors="replace") if raw else ""
 
 
 def render_plain(messages: Sequence[ChatMessage]) -> str:

@@ -55,6 +55,7 @@ class Job:
     pos: int = 0  # next position in this sequence
     next_token: int = 0
     generated: list[int] = field(default_factory=list)
+    output_bytes: int = 0  # the answer's bytes so far (the engine bounds them)
     finish: FinishReason | None = None
     error: str | None = None
     reported: bool = False

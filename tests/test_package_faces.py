@@ -23,14 +23,14 @@ OVERSIZE = {
     "gtreview/inference/llama/engine.py": 479,
     "gtreview/inference/worker.py": 727,
     "gtreview/report/release.py": 509,
-    "gtreview/report/run_report.py": 594,
+    "gtreview/report/run_report.py": 490,
     "gtreview/results/loader.py": 583,
     "gtreview/runs/membership.py": 401,
     "gtreview/runs/probes.py": 530,
     "gtreview/store/runs_repo.py": 480,
     "gtreview/store/sets_repo.py": 869,
     "gtreview/ui/ops.py": 464,
-    "gtreview/ui/widgets/results_view.py": 545,
+    "gtreview/ui/widgets/results_view.py": 459,
 }
 
 

@@ -29,6 +29,7 @@ from gtreview.core.locator_findings import unresolved_findings
 from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decide, is_active, sign_off_refusal
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import paraphrase_findings, validate_question
+from gtreview.core.wording import plural
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets_repo
 from gtreview.store.db import write_session
@@ -154,7 +155,7 @@ def approve(
         validate_question(content) + paraphrase_findings(content, original_of(engine, set_id, content))
     )
     if errors:
-        raise WorkflowError(f"{qid} has {errors} validation error(s); fix them before approving")
+        raise WorkflowError(f"{qid} has {plural(errors, 'validation error')}; fix them before approving")
     if approval_requires_calibration(engine):
         latest = latest_calibration(engine, set_id, qid)
         if latest is None:

@@ -30,11 +30,11 @@ from gtreview.report.noise_section import add_noise_section
 from gtreview.report.paraphrase_section import add_paraphrase_section
 from gtreview.report.pdf import render_pdf
 from gtreview.report.reading_section import add_reading_section
+from gtreview.report.summary_section import add_summary_section
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
+from gtreview.results.items_text import alpha_words
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
-
-PAIRWISE_NOT_RUN = "Pairwise comparison: not run in this pass."
 
 
 def _interval(summary: object) -> tuple[float, float] | None:
@@ -82,7 +82,7 @@ def build_report(
         ],
     )
     doc.add(Heading(text="Finding"), Paragraph(text=analysis.finding, style="finding"))
-    _summary(doc, results, analysis)
+    add_summary_section(doc, results, analysis)
     add_reading_section(doc, readings)
     add_design_section(doc, analysis.design)
     add_paraphrase_section(doc, analysis.paraphrase)
@@ -255,104 +255,6 @@ def _agreement(doc: ReportDocument, agreement: Any) -> None:
         )
 
 
-def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
-    doc.add(Heading(text="Summary"))
-    doc.add(
-        Table(
-            header=[
-                "Model",
-                "Mean /10",
-                "95% CI",
-                "SD across repeats",
-                "Gate pass rate",
-                "Scored",
-                "Errors",
-                "Unscored",
-                "Adjudicated",
-            ],
-            rows=[
-                [
-                    m.label,
-                    fmt(m.summary.mean),
-                    fmt_ci(m.summary),
-                    fmt(m.summary.sd),
-                    fmt(m.gate.rate),
-                    str(m.counts.get(SampleStatus.SCORED, 0)),
-                    str(m.counts.get(SampleStatus.ERROR, 0)),
-                    str(m.counts.get(SampleStatus.UNSCORED, 0)),
-                    str(m.counts.get("adjudicated", 0)),
-                ]
-                for m in analysis.models
-            ],
-            widths=[2, 1, 1.5, 1.3, 1.2, 0.9, 0.9, 0.9, 1.1],
-            caption="Means over questions of per-question means; errors count as 0; unscored judgements are left out; "
-            "adjudicated: samples whose score an expert settled (figures use the settled score).",
-        )
-    )
-    if analysis.finetunes:
-        doc.add(
-            Table(
-                header=[
-                    "Fine-tune − base",
-                    "Difference",
-                    "95% CI (paired)",
-                    "p (permutation)",
-                    "Cohen's dz",
-                    "Verdict",
-                    "Reading",
-                ],
-                rows=[
-                    [
-                        f.label,
-                        fmt(f.difference.mean_difference),
-                        fmt_ci(f.difference),
-                        fmt(f.difference.p_value, 3),
-                        fmt(f.difference.cohens_dz),
-                        f.difference.verdict,
-                        f.reading,
-                    ]
-                    for f in analysis.finetunes
-                ],
-                widths=[1.5, 1, 1.4, 1.1, 1, 1.2, 1.8],
-            )
-        )
-        if any(f.pairwise is not None for f in analysis.finetunes):
-            doc.add(
-                Table(
-                    header=[
-                        "Pairwise vs base",
-                        "Wins",
-                        "Ties",
-                        "Losses",
-                        "Unknown",
-                        "Order-inconsistent",
-                        "Win rate",
-                        "Position bias",
-                        "Agreement with pointwise",
-                    ],
-                    rows=[
-                        [
-                            f.label,
-                            str(f.pairwise.wins),
-                            str(f.pairwise.ties),
-                            str(f.pairwise.losses),
-                            str(f.pairwise.unknown),
-                            str(f.pairwise.n_inconsistent),
-                            fmt(f.pairwise.win_rate),
-                            fmt(f.pairwise.position_bias_rate),
-                            fmt(f.agreement.rate) if f.agreement is not None else "–",
-                        ]
-                        for f in analysis.finetunes
-                        if f.pairwise is not None
-                    ],
-                    caption="Each pair judged in both answer orders and reconciled by averaging; unknown pairs are never ties. "
-                    "Order-inconsistent: pairs whose two orders disagreed (a property of the pair, already counted among the wins, ties and losses).",
-                )
-            )
-        else:  # a pass run with --no-pairwise: say so, rather than print a table without rows
-            doc.add(Paragraph(text=PAIRWISE_NOT_RUN))
-
-
 def _charts(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
     doc.add(Heading(text="Charts"))
     means = [m.summary.mean or 0.0 for m in analysis.models]
@@ -488,13 +390,7 @@ def _breakdowns(doc: ReportDocument, results: RunResults, analysis: RunAnalysis)
     )
     items = analysis.items
     doc.add(Heading(text="Item analysis and reliability", level=2))
-    doc.add(
-        Paragraph(
-            text=f"Cronbach's alpha over {items.n_items} questions and {items.n_respondents} answer sets: "
-            f"{fmt(items.alpha)} {('[' + fmt(items.alpha_ci.low) + ', ' + fmt(items.alpha_ci.high) + ']') if items.alpha_ci else ''}"
-            f" ({items.n_items_dropped} question(s) with unscored samples left out)."
-        )
-    )
+    doc.add(Paragraph(text=alpha_words(items)))
 
 
 def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:

@@ -48,7 +48,7 @@ def test_pointwise_prompts_too_long_are_refused_before_any_call(small_judge: Cou
         judge_answers(small_judge, tasks, settings=SETTINGS)
     assert small_judge.calls == 0
     message = str(caught.value)
-    assert "\n" not in message and message.startswith("1 of 2 judge prompt(s) do not fit the 2,048-token context")
+    assert "\n" not in message and message.startswith("1 of 2 judge prompts does not fit the 2,048-token context")
     assert "question A1 answer 900 needs " in message and "+ 400 reply" in message
 
 

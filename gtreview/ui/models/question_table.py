@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from gtreview.app.review import QuestionRow
+from gtreview.core.wording import noun, plural
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -73,7 +74,7 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 5 and row.unresolved:
-            return f"{row.unresolved} evidence locator(s) do not resolve in the corpus (an error until fixed or approved with a reason)"
+            return f"{plural(row.unresolved, 'evidence locator')} {noun(row.unresolved, 'does', 'do')} not resolve in the corpus (an error until fixed or approved with a reason)"
         if role == SORT_ROLE:
             return _sort_key(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 7:

@@ -25,7 +25,6 @@ OVERSIZE = {
     "gtreview/report/release.py": 509,
     "gtreview/report/run_report.py": 490,
     "gtreview/results/loader.py": 583,
-    "gtreview/runs/membership.py": 401,
     "gtreview/runs/probes.py": 530,
     "gtreview/store/runs_repo.py": 480,
     "gtreview/store/sets_repo.py": 869,

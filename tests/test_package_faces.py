@@ -23,7 +23,6 @@ OVERSIZE = {
     "gtreview/inference/llama/engine.py": 479,
     "gtreview/inference/worker.py": 727,
     "gtreview/report/release.py": 509,
-    "gtreview/report/run_report.py": 490,
     "gtreview/results/loader.py": 583,
     "gtreview/runs/probes.py": 530,
     "gtreview/store/runs_repo.py": 480,

@@ -11,17 +11,14 @@ from typing import Any
 from gtreview import __version__
 from gtreview.core.numbering import difficulty_rank, natural_key, sample_number
 from gtreview.core.redaction import redact
+from gtreview.report.charts_section import add_charts_section
 from gtreview.report.configuration_section import add_configuration_section
 from gtreview.report.design_section import add_design_section
 from gtreview.report.document import (
-    BarChart,
-    BarSeries,
     Heading,
     PageBreak,
     Paragraph,
     ReportDocument,
-    ScatterChart,
-    ScatterPoint,
     Table,
 )
 from gtreview.report.gate_section import add_gate_section
@@ -35,11 +32,6 @@ from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
 from gtreview.results.items_text import alpha_words
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
-
-
-def _interval(summary: object) -> tuple[float, float] | None:
-    ci = getattr(summary, "ci", None)
-    return (ci.low, ci.high) if ci is not None else None
 
 
 def _paraphrased(results: RunResults) -> str:
@@ -87,7 +79,7 @@ def build_report(
     add_design_section(doc, analysis.design)
     add_paraphrase_section(doc, analysis.paraphrase)
     add_noise_section(doc, analysis.noise)
-    _charts(doc, results, analysis)
+    add_charts_section(doc, results, analysis)
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)
     _failures(doc, results)
@@ -251,106 +243,6 @@ def _agreement(doc: ReportDocument, agreement: Any) -> None:
         doc.add(
             Paragraph(
                 text=f"Between experts: Krippendorff's alpha on totals {fmt(agreement.inter_rater.total_alpha.alpha)}."
-            )
-        )
-
-
-def _charts(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
-    doc.add(Heading(text="Charts"))
-    means = [m.summary.mean or 0.0 for m in analysis.models]
-    intervals = [_interval(m.summary) or (v, v) for m, v in zip(analysis.models, means, strict=True)]
-    doc.add(
-        BarChart(
-            title="Mean score with 95% interval",
-            categories=[m.label for m in analysis.models],
-            series=[
-                BarSeries(name="mean /10", values=means, low=[i[0] for i in intervals], high=[i[1] for i in intervals])
-            ],
-            value_max=10,
-        )
-    )
-    doc.add(
-        BarChart(
-            title="Share of points by component kind",
-            categories=[KIND_NAMES[k] for k in ("gate", "binary", "reasoning")],
-            series=[
-                BarSeries(
-                    name=m.label,
-                    values=[m.kinds[k].mean or 0.0 for k in ("gate", "binary", "reasoning")],
-                    low=[(_interval(m.kinds[k]) or (0.0, 0.0))[0] for k in ("gate", "binary", "reasoning")],
-                    high=[(_interval(m.kinds[k]) or (0.0, 0.0))[1] for k in ("gate", "binary", "reasoning")],
-                )
-                for m in analysis.models
-            ],
-            value_max=1.0,
-        )
-    )
-    histogram = []
-    for label in results.models:
-        matrix = results.score_matrix(label)
-        values = matrix[~(matrix != matrix)]  # drop NaN
-        histogram.append(
-            BarSeries(
-                name=label,
-                values=[
-                    float(((values >= b) & (values < b + 1)).sum()) if b < 10 else float((values == 10).sum())
-                    for b in range(11)
-                ],
-            )
-        )
-    doc.add(
-        BarChart(
-            title="Score distribution (samples per total)", categories=[str(b) for b in range(11)], series=histogram
-        )
-    )
-    for finetune in analysis.finetunes:
-        difference = finetune.difference
-        if difference.mean_difference is not None:
-            low, high = _interval(difference) or (difference.mean_difference, difference.mean_difference)
-            kinds = [finetune.kind_differences[k] for k in ("binary", "reasoning")]
-            doc.add(
-                BarChart(
-                    title=f"{finetune.label} − {results.base}: score and component-kind share differences",
-                    categories=["total /10", "binary facts (share)", "reasoning (share)"],
-                    series=[
-                        BarSeries(
-                            name="difference",
-                            values=[difference.mean_difference] + [k.mean_difference or 0.0 for k in kinds],
-                            low=[low] + [(_interval(k) or (0.0, 0.0))[0] for k in kinds],
-                            high=[high] + [(_interval(k) or (0.0, 0.0))[1] for k in kinds],
-                        )
-                    ],
-                    value_min=min(low, -0.5, *[(_interval(k) or (0.0, 0.0))[0] for k in kinds]),
-                    value_max=max(high, 0.5, *[(_interval(k) or (0.0, 0.0))[1] for k in kinds]),
-                    reference_line=0.0,
-                )
-            )
-        if finetune.pairwise is not None:
-            pw = finetune.pairwise
-            doc.add(
-                BarChart(
-                    title=f"Pairwise outcomes: {finetune.label} against {results.base}",
-                    categories=["wins", "ties", "losses", "unknown"],
-                    series=[BarSeries(name="pairs", values=[pw.wins, pw.ties, pw.losses, pw.unknown])],
-                )
-            )
-        points = [
-            ScatterPoint(
-                x=q.means[results.base],
-                y=q.means[finetune.label],
-                x_err=q.sds[results.base] or 0.0,
-                y_err=q.sds[finetune.label] or 0.0,
-                label=q.qid,
-            )
-            for q in analysis.questions
-            if q.means.get(results.base) is not None and q.means.get(finetune.label) is not None
-        ]
-        doc.add(
-            ScatterChart(
-                title=f"Per question: {results.base} (x) against {finetune.label} (y), ± sd across repeats",
-                x_label=results.base,
-                y_label=finetune.label,
-                points=points,
             )
         )
 

@@ -25,7 +25,7 @@ from gtreview.app.review import checks_locators, corpus_index, original_of, reso
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding, count_errors
 from gtreview.core.jsonmodel import canonical_hash
-from gtreview.core.locator_findings import unresolved_findings
+from gtreview.core.locator_findings import unresolved_findings, waiver_note
 from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decide, is_active, sign_off_refusal
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import paraphrase_findings, validate_question
@@ -173,7 +173,7 @@ def approve(
         covered = ", ".join(
             f"evidence {n + 1} ({r.locator})" for n, r in enumerate(resolutions) if not r.resolved and r.locator.strip()
         )
-        note = f"Approved with unresolved locator(s) {covered}: {unresolved_reason.strip()}"
+        note = waiver_note(covered, unresolved_reason.strip())
         comment = f"{note}\n{comment}" if comment.strip() else note
     return _decide(engine, set_id, qid, ReviewAction.APPROVE, reviewer=reviewer, comment=comment, version=checked)
 

@@ -74,7 +74,10 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 5 and row.unresolved:
-            return f"{plural(row.unresolved, 'evidence locator')} {noun(row.unresolved, 'does', 'do')} not resolve in the corpus (an error until fixed or approved with a reason)"
+            said = f"{plural(row.unresolved, 'evidence locator')} {noun(row.unresolved, 'does', 'do')} not resolve"
+            if row.waived:  # the approval recorded why: shown as warnings, with the reason in the finding
+                return f"{said} in the corpus; approved over with a recorded reason (see the findings)"
+            return f"{said} in the corpus (an error until fixed or approved with a reason)"
         if role == SORT_ROLE:
             return _sort_key(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 7:

@@ -114,6 +114,11 @@ _RETIRED_SAYS: Mapping[ReviewAction, str] = {
 }
 
 
+def status_words(status: ReviewStatus | str) -> str:
+    """A status as people read it: "changes requested", never the stored ``changes_requested``."""
+    return str(status).replace("_", " ")
+
+
 def is_active(status: ReviewStatus) -> bool:
     """Whether the question is still part of the set (reviewed, calibrated, run, signed)."""
     return status in ACTIVE

@@ -98,4 +98,3 @@ def test_an_approval_over_an_unresolved_locator_shows_its_waiver_not_an_error(sa
     workflow.reopen(engine, set_id, "A1", reviewer="geo")  # the waiver went with the approval
     row = review.question_row(engine, set_id, "A1", index)
     assert (row.unresolved, row.errors, row.waived) == (1, clean.errors + 1, 0)
-

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from gtreview.app.review import QuestionRow
+from gtreview.core.review_flow import status_words
 from gtreview.core.wording import noun, plural
 
 Index = QModelIndex | QPersistentModelIndex
@@ -114,7 +115,7 @@ def _display(row: QuestionRow, column: int) -> Any:
         case 3:
             return row.difficulty
         case 4:
-            return row.review_status.value.replace("_", " ")
+            return status_words(row.review_status)
         case 5:
             return row.errors
         case 6:

@@ -115,3 +115,18 @@ def test_answers_never_generated_are_missing_in_every_output(project, tmp_path: 
     run_id = stopped_in(opened.engine, set_id, "generate")
     models = assert_counts_agree(opened.engine, opened.folder, run_id, capsys, tmp_path)
     assert sum(m["missing"] for m in models.values()) > 0
+
+
+def test_a_pass_not_judged_yet_says_so_not_that_pairwise_was_not_run(project, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.results.design_text import design_readings
+
+    opened, set_id = project
+    run_id = stopped_in(opened.engine, set_id, "generate")  # 2 repeats asked for, no verdict yet
+    results, _table, _summary = outputs(opened.engine, opened.folder, run_id, capsys, tmp_path)
+    analysis = analyse(results, **SEEDLESS)
+    document = build_report(results, analysis)
+    said = [getattr(b, "text", "") for b in document.blocks]
+    assert "Pairwise comparison: not judged yet." in said and "Pairwise comparison: not run in this pass." not in said
+    assert "tuned vs base: pairwise not judged yet" in cli_text(capsys, opened.folder, run_id)
+    assert analysis.design is not None
+    assert not any("one answer per question" in line for line in design_readings(analysis.design))

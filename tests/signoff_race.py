@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gtreview.store.db import reading, unit_of_work
+
 QUESTIONS = 3
 WAIT_S = 300.0  # for a process to start (imports on a busy machine) or finish
 
@@ -33,7 +35,7 @@ class RaceResult:
 def make_project(folder: Path) -> int:
     """A project with a set of QUESTIONS questions that approve without a calibration; its id."""
     from gtreview.core.rubric import Rubric
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import create_project
     from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
     from tests.rubric_factory import rubric
@@ -41,13 +43,14 @@ def make_project(folder: Path) -> int:
     project = create_project(folder)
     try:
         set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
-        return sets_repo.import_rubric(
-            project.engine,
-            Rubric.model_validate(rubric(QUESTIONS)),
-            source_name="r.json",
-            source_sha256="r",
-            actor="setup",
-        )
+        with unit_of_work(project.engine) as tx:
+            return sets.import_rubric(
+                tx,
+                Rubric.model_validate(rubric(QUESTIONS)),
+                source_name="r.json",
+                source_sha256="r",
+                actor="setup",
+            )
     finally:
         project.close()
 
@@ -61,7 +64,7 @@ def sign_loop(folder: Path, set_id: int, rounds: int, start: Any, out: Path) -> 
     from gtreview.app import workflow
     from gtreview.core.errors import UserError
     from gtreview.core.review_flow import ReviewStatus
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import open_project
 
     outcomes: dict[str, int] = {}
@@ -69,16 +72,17 @@ def sign_loop(folder: Path, set_id: int, rounds: int, start: Any, out: Path) -> 
     try:
         start.wait()
         for _ in range(rounds):
-            for summary in sets_repo.list_questions(project.engine, set_id):
-                if summary.review_status is ReviewStatus.APPROVED:
-                    continue
-                try:
-                    if summary.review_status is ReviewStatus.CHANGES_REQUESTED:
-                        workflow.reopen(project.engine, set_id, summary.qid, reviewer="signer")
-                    workflow.approve(project.engine, set_id, summary.qid, reviewer="signer")
-                    _count(outcomes, "approved")
-                except UserError as exc:  # an edit got in first: a refusal is a right answer
-                    _count(outcomes, type(exc).__name__)
+            with reading(project.engine) as session:
+                for summary in sets.list_questions(session, set_id):
+                    if summary.review_status is ReviewStatus.APPROVED:
+                        continue
+                    try:
+                        if summary.review_status is ReviewStatus.CHANGES_REQUESTED:
+                            workflow.reopen(project.engine, set_id, summary.qid, reviewer="signer")
+                        workflow.approve(project.engine, set_id, summary.qid, reviewer="signer")
+                        _count(outcomes, "approved")
+                    except UserError as exc:  # an edit got in first: a refusal is a right answer
+                        _count(outcomes, type(exc).__name__)
             try:
                 workflow.sign_off(project.engine, set_id, reviewer="signer")
                 _count(outcomes, "signed")
@@ -94,13 +98,14 @@ def edit_loop(folder: Path, set_id: int, rounds: int, start: Any, out: Path) -> 
     content); ``rounds`` times, round the set's questions."""
     from gtreview.app import editing
     from gtreview.core.errors import UserError
-    from gtreview.store import sets_repo
+    from gtreview.store import sets
     from gtreview.store.project import open_project
 
     outcomes: dict[str, int] = {}
     project = open_project(folder)
     try:
-        qids = [s.qid for s in sets_repo.list_questions(project.engine, set_id)]
+        with reading(project.engine) as session:
+            qids = [s.qid for s in sets.list_questions(session, set_id)]
         start.wait()
         for n in range(rounds):
             try:

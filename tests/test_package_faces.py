@@ -23,13 +23,11 @@ OVERSIZE = {
     "gtreview/inference/llama/engine.py": 479,
     "gtreview/inference/worker.py": 727,
     "gtreview/report/release.py": 508,
-    "gtreview/report/run_report.py": 594,
     "gtreview/results/loader.py": 552,
-    "gtreview/runs/membership.py": 401,
     "gtreview/runs/probes.py": 530,
     "gtreview/store/runs_repo.py": 480,
     "gtreview/ui/ops.py": 464,
-    "gtreview/ui/widgets/results_view.py": 545,
+    "gtreview/ui/widgets/results_view.py": 459,
 }
 
 

@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from gtreview.app.adjudication import agreement_report
 from gtreview.app.judge_gate import JudgeGate, judge_gate
 from gtreview.app.results import readings_of
+from gtreview.core.jsonmodel import canonical_hash
 from gtreview.report.run_report import write_run_report
 from gtreview.results.analysis import RunAnalysis, analyse
 from gtreview.results.loader import RunResults, load_run_results
@@ -31,7 +32,9 @@ class ReportResult(BaseModel):
 
 def report_cover(engine: Engine, results: RunResults) -> ReportCover:
     """The set the run answered and the sign-off that froze exactly that version, if any."""
-    set_id = results.set_id if results.set_id is not None else _set_signed_as(engine, results.rubric_hash)
+    set_id = results.set_id
+    if set_id is None:
+        set_id = _set_signed_as(engine, results.rubric_hash) or _set_now_as(engine, results.rubric_hash)
     if set_id is None:
         return ReportCover()
     with reading(engine) as session:
@@ -55,6 +58,19 @@ def _set_signed_as(engine: Engine, rubric_hash: str) -> int | None:
         for summary in sets.list_sets(session):
             if any(s.content_hash == rubric_hash for s in signoffs(session, summary.id)):
                 return summary.id
+    return None
+
+
+def _set_now_as(engine: Engine, rubric_hash: str) -> int | None:
+    """The set whose current content is exactly this rubric (an import of a draft's rubric
+    file: no sign-off froze it, but the project holds the same questions)."""
+    if not rubric_hash:
+        return None
+    with reading(engine) as session:
+        for summary in sets.list_sets(session):
+            with reading(engine) as session:
+                if canonical_hash(sets.export_rubric(session, summary.id).to_json_dict()) == rubric_hash:
+                    return summary.id
     return None
 
 

@@ -8,6 +8,7 @@ from sqlalchemy import Engine
 from gtreview.app.adjudication import agreement_report
 from gtreview.app.judge_gate import JudgeGate, judge_gate
 from gtreview.app.question_calibration import latest_calibration
+from gtreview.core.wording import plural
 from gtreview.judging.calibration import standardisation_fixtures
 from gtreview.results.analysis import RunAnalysis, analyse, fmt
 from gtreview.results.figures import RunFigures, run_figures
@@ -89,7 +90,7 @@ def status_line(engine: Engine, results: RunResults, set_id: int | None, analysi
         parts.append(probe_readings(results, analysis))
     adjudicated = sum(1 for s in results.samples if s.adjudicated)
     if adjudicated:
-        parts.append(f"{adjudicated} score(s) settled by an expert.")
+        parts.append(f"{plural(adjudicated, 'score')} settled by an expert.")
     if set_id is not None:
         checked = [latest_calibration(engine, set_id, q.id) for q in results.questions]
         done = [c for c in checked if c is not None]

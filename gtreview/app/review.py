@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from gtreview.core import numbering
 from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, count_errors, count_warnings
-from gtreview.core.locator_findings import is_unresolved, unresolved_findings
+from gtreview.core.locator_findings import is_unresolved, unresolved_findings, waived
 from gtreview.core.review_flow import ReviewStatus, is_active, sign_off_refusal
 from gtreview.core.rubric import Question, Rubric
 from gtreview.core.validation import paraphrase_findings, validate_question
@@ -44,7 +44,8 @@ class QuestionRow(BaseModel):
     warnings: int
     fixtures: int
     calibration_ok: bool  # the fixtures are well formed (the rules the validator checks)
-    unresolved: int = 0  # evidence locators the corpus does not resolve (counted in ``errors``)
+    unresolved: int = 0  # evidence locators the corpus does not resolve (counted in ``errors``, unless waived)
+    waived: int = 0  # of those, the ones the current approval recorded a reason for (warnings, not errors)
     reproduced: int | None = None  # fixtures the judge reproduced when this version was last calibrated
     search_text: str = ""  # every text of the question, casefolded: what the search box looks in
     paraphrase_of: str = ""  # the question this one rewords ("" for an original)
@@ -113,7 +114,19 @@ def question_findings(content: dict[str, Any], index: CorpusIndex | None) -> lis
     return findings
 
 
+def with_waiver(engine: Engine, set_id: int, qid: str, findings: list[Finding]) -> list[Finding]:
+    """An approved question's findings, its unresolved locators waived when the approval
+    (its last ``approved`` entry: an edit or a reopening since would have voided it) says why."""
+    with reading(engine) as session:
+        approval = next((e for e in reversed(history(session, set_id, qid)) if e.action == ReviewStatus.APPROVED), None)
+    if approval is None:
+        return findings
+    return waived(findings, approval.actor, f"{approval.at:%Y-%m-%d}", approval.comment)
+
+
 def _row(
+    engine: Engine,
+    set_id: int,
     summary: sets.QuestionSummary,
     content: dict[str, Any],
     index: CorpusIndex | None,
@@ -121,6 +134,8 @@ def _row(
     others: dict[str, dict[str, Any]],
 ) -> QuestionRow:
     findings = question_findings(content, index) + paraphrase_findings(content, others)
+    if summary.review_status is ReviewStatus.APPROVED and any(is_unresolved(f) for f in findings):
+        findings = with_waiver(engine, set_id, summary.qid, findings)
     calibration = content.get("calibration")
     original = content.get("paraphrase_of")
     return QuestionRow(
@@ -135,6 +150,7 @@ def _row(
         fixtures=len(calibration) if isinstance(calibration, list) else 0,
         calibration_ok=not any(_is_calibration_finding(f) for f in findings),
         unresolved=sum(1 for f in findings if is_unresolved(f)),
+        waived=sum(1 for f in findings if is_unresolved(f) and not f.is_error),
         reproduced=_reproduced(calibrated),
         search_text=" ".join(_texts(content)).casefold(),
         paraphrase_of=original if isinstance(original, str) else "",
@@ -165,7 +181,10 @@ def question_rows(engine: Engine, set_id: int, index: CorpusIndex | None = None)
     with reading(engine) as session:
         contents = sets.current_contents(session, set_id)
     by_id = {summary.qid: content for summary, content in contents}
-    return [_row(summary, content, index, calibrated.get(summary.qid), by_id) for summary, content in contents]
+    return [
+        _row(engine, set_id, summary, content, index, calibrated.get(summary.qid), by_id)
+        for summary, content in contents
+    ]
 
 
 def original_of(engine: Engine, set_id: int, content: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -187,8 +206,9 @@ def question_row(engine: Engine, set_id: int, qid: str, index: CorpusIndex | Non
     with reading(engine) as session:
         content = sets.load_question(session, set_id, qid).to_json_dict()
     others = original_of(engine, set_id, content)
-    with reading(engine) as session:
-        return _row(summary, content, index, sets.latest_calibration_run(session, set_id, qid), others)
+    with reading(engine) as store_session:
+        calibrated = sets.latest_calibration_run(store_session, set_id, qid)
+    return _row(engine, set_id, summary, content, index, calibrated, others)
 
 
 def with_paraphrases(engine: Engine, set_id: int, qids: list[str]) -> list[str]:
@@ -233,17 +253,22 @@ def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -
         summary = next(s for s in sets.list_questions(session, set_id) if s.qid == qid)
     evidence = [index.resolve(item.source or "", item.locator or "") for item in question.evidence]
     content = question.to_json_dict()
-    with reading(engine) as session:
+    findings = (
+        validate_question(content)
+        + (unresolved_findings(question.id, evidence) if checks_locators(index) else [])
+        + paraphrase_findings(content, original_of(engine, set_id, content))
+    )
+    if summary.review_status is ReviewStatus.APPROVED:
+        findings = with_waiver(engine, set_id, qid, findings)
+    with reading(engine) as store_session:
         return QuestionDetail(
             set_id=set_id,
             question=question,
             review_status=summary.review_status,
             version=summary.current_version,
-            findings=validate_question(content)
-            + (unresolved_findings(question.id, evidence) if checks_locators(index) else [])
-            + paraphrase_findings(content, original_of(engine, set_id, content)),
+            findings=findings,
             evidence=evidence,
-            paraphrases=sets.paraphrase_ids(session, set_id, qid),
+            paraphrases=sets.paraphrase_ids(store_session, set_id, qid),
         )
 
 

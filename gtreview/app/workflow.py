@@ -25,10 +25,11 @@ from gtreview.app.review import checks_locators, corpus_index, original_of, reso
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding, count_errors
 from gtreview.core.jsonmodel import canonical_hash
-from gtreview.core.locator_findings import unresolved_findings
+from gtreview.core.locator_findings import unresolved_findings, waiver_note
 from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decide, is_active, sign_off_refusal
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import paraphrase_findings, validate_question
+from gtreview.core.wording import plural
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets
 from gtreview.store.db import reading, unit_of_work
@@ -154,7 +155,7 @@ def approve(
         validate_question(content) + paraphrase_findings(content, original_of(engine, set_id, content))
     )
     if errors:
-        raise WorkflowError(f"{qid} has {errors} validation error(s); fix them before approving")
+        raise WorkflowError(f"{qid} has {plural(errors, 'validation error')}; fix them before approving")
     if approval_requires_calibration(engine):
         latest = latest_calibration(engine, set_id, qid)
         if latest is None:
@@ -172,7 +173,7 @@ def approve(
         covered = ", ".join(
             f"evidence {n + 1} ({r.locator})" for n, r in enumerate(resolutions) if not r.resolved and r.locator.strip()
         )
-        note = f"Approved with unresolved locator(s) {covered}: {unresolved_reason.strip()}"
+        note = waiver_note(covered, unresolved_reason.strip())
         comment = f"{note}\n{comment}" if comment.strip() else note
     return _decide(engine, set_id, qid, ReviewAction.APPROVE, reviewer=reviewer, comment=comment, version=checked)
 

@@ -19,6 +19,7 @@ from gtreview.cli.common import (
     open_cli_project,
     print_json,
 )
+from gtreview.core.wording import plural
 
 PAIR_LABELS = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
 
@@ -87,7 +88,7 @@ def list_queue(args: argparse.Namespace) -> int:
         where = item_label(item)  # as the app's queue names it: samples from 1
         state = "settled" if item.settled else "open"
         print(f"{item.key}  {item.reason.value:<20} {where:<32} {state}")
-    print(f"{len(items)} item(s), {sum(not i.settled for i in items)} open")
+    print(f"{plural(len(items), 'item')}, {sum(not i.settled for i in items)} open")
     return EXIT_OK
 
 

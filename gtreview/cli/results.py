@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gtreview.cli.common import EXIT_OK, ID, SEED, add_json, add_project, open_cli_project, print_json
+from gtreview.core.wording import plural
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,6 +25,7 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 def results(args: argparse.Namespace) -> int:
     from gtreview.app.results import run_readings_of
+    from gtreview.results.counts import counts_text
     from gtreview.results.membership_text import MEMBERSHIP_HEADING, membership_rows, membership_summary
 
     project = open_cli_project(args)
@@ -45,33 +47,26 @@ def results(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     level = f"{figures.interval_level:.0%}"
-    print(f"run {figures.run_id}: {figures.name} ({figures.shown_status}, {figures.repeats} repeat(s))")
+    print(f"run {figures.run_id}: {figures.name} ({figures.shown_status}, {plural(figures.repeats, 'repeat')})")
     print(f"  {gate.line}")
     for line in gate.details:  # the gate criterion by criterion, as the view's tooltip and the PDF give it
         print(f"    {line}")
-    print(f"  {'model':<16} {'mean':>6} {level + ' interval':>16} {'errors':>7} {'unscored':>9} {'settled':>8}")
+    print(f"  {'model':<16} {'mean':>6} {level + ' interval':>16} {'questions':>9}  samples")
     for model in figures.models:
         interval = f"[{_num(model.ci_low)}, {_num(model.ci_high)}]"
-        print(
-            f"  {model.label:<16} {_num(model.mean):>6} {interval:>16} {model.errors:>7} "
-            f"{model.unscored:>9} {model.settled:>8}"
-        )
+        # the samples by the names every output counts them with (results.counts), those not 0
+        print(f"  {model.label:<16} {_num(model.mean):>6} {interval:>16} {model.n_questions:>9}  {counts_text(model)}")
     for difference in figures.differences:
-        interval = f"[{_num(difference.ci_low)}, {_num(difference.ci_high)}]"
-        p = "–" if difference.p_value is None else f"{difference.p_value:.3f}"
+        # the headline's words: the paired means the difference is made of, and what they cover;
         # the reading repeats the verdict when facts and reasoning say what the score says: once is enough
-        words = (
-            difference.verdict
-            if difference.reading == difference.verdict
-            else f"{difference.verdict}; {difference.reading}"
-        )
+        also = "" if difference.reading == difference.verdict else f"; {difference.reading}"
         print(
-            f"  {difference.finetune} - {difference.base}: {_num(difference.mean_difference)} {interval} "
-            f"({level}, resampling questions; p = {p}), {words}"
+            f"  {difference.finetune} - {difference.base}: {difference.paired} "
+            f"({level} interval, resampling questions){also}"
         )
     for pair in figures.pairwise:
         if not pair.judged:
-            print(f"  {pair.finetune} vs {pair.base}: pairwise not run in this pass")
+            print(f"  {pair.finetune} vs {pair.base}: pairwise {pair.absent}")
             continue
         c = pair.counts
         bias = "–" if pair.position_bias_rate is None else f"{pair.position_bias_rate:.0%}"

@@ -15,6 +15,9 @@ from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, Severity
 
 UNRESOLVED = "evidence-unresolved"
+#: how the approval's comment starts when it records why unresolved locators were approved over
+#: ("locator(s)" in approvals recorded before the wording was settled: they start the same)
+WAIVER_PREFIX = "Approved with unresolved"
 
 #: code -> (severity, what the rule asks), as ``validation.RULES``.
 LOCATOR_RULES: dict[str, tuple[Severity, str]] = {
@@ -43,3 +46,22 @@ def unresolved_findings(question_id: str | None, resolutions: Sequence[LocatorRe
 
 def is_unresolved(finding: Finding) -> bool:
     return finding.code == UNRESOLVED
+
+
+def waiver_note(covered: str, reason: str) -> str:
+    """The approval comment's first line: the locators approved over and why."""
+    return f"{WAIVER_PREFIX} evidence: {covered}: {reason}"
+
+
+def waived(findings: Sequence[Finding], approved_by: str, approved_on: str, comment: str) -> list[Finding]:
+    """``findings`` with each unresolved locator shown as waived by the current approval that
+    recorded why (``comment``): a warning that names who, when and the reason, no longer an
+    error; other findings unchanged. A comment that records no waiver waives nothing."""
+    note = comment.splitlines()[0] if comment else ""
+    if not note.startswith(WAIVER_PREFIX):
+        return list(findings)
+    said = f" — waived at approval by {approved_by} on {approved_on}: {note}"
+    return [
+        f.model_copy(update={"severity": Severity.WARNING, "message": f.message + said}) if is_unresolved(f) else f
+        for f in findings
+    ]

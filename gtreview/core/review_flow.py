@@ -33,6 +33,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from gtreview.core.wording import noun, plural
+
 
 class ReviewStatus(StrEnum):
     DRAFT = "draft"
@@ -112,6 +114,11 @@ _RETIRED_SAYS: Mapping[ReviewAction, str] = {
 }
 
 
+def status_words(status: ReviewStatus | str) -> str:
+    """A status as people read it: "changes requested", never the stored ``changes_requested``."""
+    return str(status).replace("_", " ")
+
+
 def is_active(status: ReviewStatus) -> bool:
     """Whether the question is still part of the set (reviewed, calibrated, run, signed)."""
     return status in ACTIVE
@@ -145,7 +152,10 @@ def sign_off_refusal(statuses: Iterable[tuple[str, ReviewStatus]]) -> Refusal | 
     pending = [qid for qid, status in active if status in AWAITING_APPROVAL]
     if pending:
         shown = ", ".join(pending[:5]) + (" ..." if len(pending) > 5 else "")
-        return Refusal(Rule.NOT_ALL_APPROVED, f"{len(pending)} active question(s) are not approved: {shown}")
+        return Refusal(
+            Rule.NOT_ALL_APPROVED,
+            f"{plural(len(pending), 'active question')} {noun(len(pending), 'is', 'are')} not approved: {shown}",
+        )
     return None
 
 

@@ -44,6 +44,7 @@ _TABLE_FORM = re.compile(
 )
 # Linear on any input: "\s*[=:]?\s+" let a run of spaces split two ways (quadratic).
 _COLUMN_PREFIX = re.compile(r"^columns?(?:\s*+[=:])?\s+", re.IGNORECASE)
+_NOTE = re.compile(r"\s*\([^()]*\)\s*$")  # "(both Y and N rows present)" after the columns
 _COLUMN_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", re.IGNORECASE)
 
 
@@ -243,6 +244,13 @@ class CorpusIndex:
                 reason = f"{doc.name} has no column '{loc.key}'."
             return _unresolved(source, locator, reason, doc.name)
         columns, unknown = _columns(table, loc.columns_text)
+        note = _NOTE.search(loc.columns_text)
+        if unknown and note and not _columns(table, loc.columns_text[: note.start()])[1]:
+            # the columns exist: what is not understood is the note after them
+            reason = (
+                _not_understood(locator).rstrip(".") + f"; it has a note after the column: '{note.group(0).strip()}'."
+            )
+            return _unresolved(source, locator, reason, doc.name)
         if unknown:
             listed = ", ".join(f"'{c}'" for c in unknown)
             plural = "s" if len(unknown) > 1 else ""

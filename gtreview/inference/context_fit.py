@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gtreview.core.errors import UserError
+from gtreview.core.wording import noun
 from gtreview.inference.backend import CompletionBackend, CompletionRequest
 
 __all__ = ["ModelCheckFailed", "PromptCheck", "PromptCounts", "PromptsDoNotFit", "check_prompts_fit"]
@@ -90,7 +91,7 @@ def _message(
     if len(misfits) > _NAMED:
         parts.append(f"and {len(misfits) - _NAMED} more")
     return (
-        f"{len(misfits)} of {total} {what} prompt(s){f' ({shared})' if shared else ''} do not fit the {context:,}-token context of {spec}, "
+        f"{len(misfits)} of {total} {what} {noun(total, 'prompt')}{f' ({shared})' if shared else ''} {noun(len(misfits), 'does', 'do')} not fit the {context:,}-token context of {spec}, "
         f"so nothing was sent: {'; '.join(parts)}"
     )
 

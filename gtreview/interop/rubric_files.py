@@ -12,6 +12,7 @@ from gtreview.core.findings import Finding
 from gtreview.core.rubric import Rubric
 from gtreview.core.rubric_text import MAX_RUBRIC_BYTES, RubricReadError, parse_rubric_bytes
 from gtreview.core.validation import validate_rubric
+from gtreview.core.wording import plural
 from gtreview.inputs import InputReadError, read_limited
 
 
@@ -48,5 +49,5 @@ def to_rubric(rubric_file: RubricFile) -> Rubric:
         first = exc.errors()[0]
         where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
         raise RubricReadError(
-            f"cannot load: {where}: {first['msg']} ({exc.error_count()} type problem(s); run 'gtreview rubric validate')"
+            f"cannot load: {where}: {first['msg']} ({plural(exc.error_count(), 'type problem')}; run 'gtreview rubric validate')"
         ) from None

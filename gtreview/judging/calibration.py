@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from gtreview.core.calibration import FixtureRole, fixture_role
 from gtreview.core.errors import UserError
 from gtreview.core.rubric import CalibrationFixture, Question, VariantRule
+from gtreview.core.wording import plural
 from gtreview.inference.backend import CompletionBackend, unreachable
 from gtreview.judging.pointwise import (
     Judgement,
@@ -215,7 +216,9 @@ class DriftMonitor:
             raise DriftError(f"judge drift {when}: the gate disposition of {names} changed")
         if failed:
             detail = _listed([f"{c.fixture_id}: {c.reason}" for c in failed], "; ")
-            raise DriftError(f"judge drift {when}: {len(failed)} standardisation fixture(s) not reproduced ({detail})")
+            raise DriftError(
+                f"judge drift {when}: {plural(len(failed), 'standardisation fixture')} not reproduced ({detail})"
+            )
         return checks
 
     def start(self) -> list[FixtureCheck]:

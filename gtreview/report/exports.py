@@ -22,6 +22,7 @@ CSV_COLUMNS = (
     "n_scored",
     "n_errors",
     "n_unscored",
+    "n_unjudged",
     "n_missing",
     "n_settled",
     "mean",

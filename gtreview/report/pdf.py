@@ -187,6 +187,8 @@ def _bars(block: BarChart) -> Drawing:
     chart.categoryAxis.labels.fontSize = 7
     chart.categoryAxis.labels.angle = 30 if len(block.categories) > 6 else 0
     chart.categoryAxis.labels.boxAnchor = "ne" if len(block.categories) > 6 else "n"
+    # the category axis and its labels under the plot, not across the bars at 0 when values go below it
+    chart.categoryAxis.joinAxis, chart.categoryAxis.joinAxisMode = chart.valueAxis, "bottom"
     chart.valueAxis.valueMin = block.value_min
     highs = [v for s in block.series for v in (s.high or s.values)]
     chart.valueAxis.valueMax = block.value_max if block.value_max is not None else (max(highs) * 1.1 if highs else 1.0)

@@ -11,17 +11,14 @@ from typing import Any
 from gtreview import __version__
 from gtreview.core.numbering import difficulty_rank, natural_key, sample_number
 from gtreview.core.redaction import redact
+from gtreview.report.charts_section import add_charts_section
 from gtreview.report.configuration_section import add_configuration_section
 from gtreview.report.design_section import add_design_section
 from gtreview.report.document import (
-    BarChart,
-    BarSeries,
     Heading,
     PageBreak,
     Paragraph,
     ReportDocument,
-    ScatterChart,
-    ScatterPoint,
     Table,
 )
 from gtreview.report.gate_section import add_gate_section
@@ -30,16 +27,11 @@ from gtreview.report.noise_section import add_noise_section
 from gtreview.report.paraphrase_section import add_paraphrase_section
 from gtreview.report.pdf import render_pdf
 from gtreview.report.reading_section import add_reading_section
+from gtreview.report.summary_section import add_summary_section
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
+from gtreview.results.items_text import alpha_words
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
-
-PAIRWISE_NOT_RUN = "Pairwise comparison: not run in this pass."
-
-
-def _interval(summary: object) -> tuple[float, float] | None:
-    ci = getattr(summary, "ci", None)
-    return (ci.low, ci.high) if ci is not None else None
 
 
 def _paraphrased(results: RunResults) -> str:
@@ -82,12 +74,12 @@ def build_report(
         ],
     )
     doc.add(Heading(text="Finding"), Paragraph(text=analysis.finding, style="finding"))
-    _summary(doc, results, analysis)
+    add_summary_section(doc, results, analysis)
     add_reading_section(doc, readings)
     add_design_section(doc, analysis.design)
     add_paraphrase_section(doc, analysis.paraphrase)
     add_noise_section(doc, analysis.noise)
-    _charts(doc, results, analysis)
+    add_charts_section(doc, results, analysis)
     _breakdowns(doc, results, analysis)
     _per_question(doc, results, analysis)
     _failures(doc, results)
@@ -255,204 +247,6 @@ def _agreement(doc: ReportDocument, agreement: Any) -> None:
         )
 
 
-def _summary(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
-    doc.add(Heading(text="Summary"))
-    doc.add(
-        Table(
-            header=[
-                "Model",
-                "Mean /10",
-                "95% CI",
-                "SD across repeats",
-                "Gate pass rate",
-                "Scored",
-                "Errors",
-                "Unscored",
-                "Adjudicated",
-            ],
-            rows=[
-                [
-                    m.label,
-                    fmt(m.summary.mean),
-                    fmt_ci(m.summary),
-                    fmt(m.summary.sd),
-                    fmt(m.gate.rate),
-                    str(m.counts.get(SampleStatus.SCORED, 0)),
-                    str(m.counts.get(SampleStatus.ERROR, 0)),
-                    str(m.counts.get(SampleStatus.UNSCORED, 0)),
-                    str(m.counts.get("adjudicated", 0)),
-                ]
-                for m in analysis.models
-            ],
-            widths=[2, 1, 1.5, 1.3, 1.2, 0.9, 0.9, 0.9, 1.1],
-            caption="Means over questions of per-question means; errors count as 0; unscored judgements are left out; "
-            "adjudicated: samples whose score an expert settled (figures use the settled score).",
-        )
-    )
-    if analysis.finetunes:
-        doc.add(
-            Table(
-                header=[
-                    "Fine-tune − base",
-                    "Difference",
-                    "95% CI (paired)",
-                    "p (permutation)",
-                    "Cohen's dz",
-                    "Verdict",
-                    "Reading",
-                ],
-                rows=[
-                    [
-                        f.label,
-                        fmt(f.difference.mean_difference),
-                        fmt_ci(f.difference),
-                        fmt(f.difference.p_value, 3),
-                        fmt(f.difference.cohens_dz),
-                        f.difference.verdict,
-                        f.reading,
-                    ]
-                    for f in analysis.finetunes
-                ],
-                widths=[1.5, 1, 1.4, 1.1, 1, 1.2, 1.8],
-            )
-        )
-        if any(f.pairwise is not None for f in analysis.finetunes):
-            doc.add(
-                Table(
-                    header=[
-                        "Pairwise vs base",
-                        "Wins",
-                        "Ties",
-                        "Losses",
-                        "Unknown",
-                        "Order-inconsistent",
-                        "Win rate",
-                        "Position bias",
-                        "Agreement with pointwise",
-                    ],
-                    rows=[
-                        [
-                            f.label,
-                            str(f.pairwise.wins),
-                            str(f.pairwise.ties),
-                            str(f.pairwise.losses),
-                            str(f.pairwise.unknown),
-                            str(f.pairwise.n_inconsistent),
-                            fmt(f.pairwise.win_rate),
-                            fmt(f.pairwise.position_bias_rate),
-                            fmt(f.agreement.rate) if f.agreement is not None else "–",
-                        ]
-                        for f in analysis.finetunes
-                        if f.pairwise is not None
-                    ],
-                    caption="Each pair judged in both answer orders and reconciled by averaging; unknown pairs are never ties. "
-                    "Order-inconsistent: pairs whose two orders disagreed (a property of the pair, already counted among the wins, ties and losses).",
-                )
-            )
-        else:  # a pass run with --no-pairwise: say so, rather than print a table without rows
-            doc.add(Paragraph(text=PAIRWISE_NOT_RUN))
-
-
-def _charts(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
-    doc.add(Heading(text="Charts"))
-    means = [m.summary.mean or 0.0 for m in analysis.models]
-    intervals = [_interval(m.summary) or (v, v) for m, v in zip(analysis.models, means, strict=True)]
-    doc.add(
-        BarChart(
-            title="Mean score with 95% interval",
-            categories=[m.label for m in analysis.models],
-            series=[
-                BarSeries(name="mean /10", values=means, low=[i[0] for i in intervals], high=[i[1] for i in intervals])
-            ],
-            value_max=10,
-        )
-    )
-    doc.add(
-        BarChart(
-            title="Share of points by component kind",
-            categories=[KIND_NAMES[k] for k in ("gate", "binary", "reasoning")],
-            series=[
-                BarSeries(
-                    name=m.label,
-                    values=[m.kinds[k].mean or 0.0 for k in ("gate", "binary", "reasoning")],
-                    low=[(_interval(m.kinds[k]) or (0.0, 0.0))[0] for k in ("gate", "binary", "reasoning")],
-                    high=[(_interval(m.kinds[k]) or (0.0, 0.0))[1] for k in ("gate", "binary", "reasoning")],
-                )
-                for m in analysis.models
-            ],
-            value_max=1.0,
-        )
-    )
-    histogram = []
-    for label in results.models:
-        matrix = results.score_matrix(label)
-        values = matrix[~(matrix != matrix)]  # drop NaN
-        histogram.append(
-            BarSeries(
-                name=label,
-                values=[
-                    float(((values >= b) & (values < b + 1)).sum()) if b < 10 else float((values == 10).sum())
-                    for b in range(11)
-                ],
-            )
-        )
-    doc.add(
-        BarChart(
-            title="Score distribution (samples per total)", categories=[str(b) for b in range(11)], series=histogram
-        )
-    )
-    for finetune in analysis.finetunes:
-        difference = finetune.difference
-        if difference.mean_difference is not None:
-            low, high = _interval(difference) or (difference.mean_difference, difference.mean_difference)
-            kinds = [finetune.kind_differences[k] for k in ("binary", "reasoning")]
-            doc.add(
-                BarChart(
-                    title=f"{finetune.label} − {results.base}: score and component-kind share differences",
-                    categories=["total /10", "binary facts (share)", "reasoning (share)"],
-                    series=[
-                        BarSeries(
-                            name="difference",
-                            values=[difference.mean_difference] + [k.mean_difference or 0.0 for k in kinds],
-                            low=[low] + [(_interval(k) or (0.0, 0.0))[0] for k in kinds],
-                            high=[high] + [(_interval(k) or (0.0, 0.0))[1] for k in kinds],
-                        )
-                    ],
-                    value_min=min(low, -0.5, *[(_interval(k) or (0.0, 0.0))[0] for k in kinds]),
-                    value_max=max(high, 0.5, *[(_interval(k) or (0.0, 0.0))[1] for k in kinds]),
-                    reference_line=0.0,
-                )
-            )
-        if finetune.pairwise is not None:
-            pw = finetune.pairwise
-            doc.add(
-                BarChart(
-                    title=f"Pairwise outcomes: {finetune.label} against {results.base}",
-                    categories=["wins", "ties", "losses", "unknown"],
-                    series=[BarSeries(name="pairs", values=[pw.wins, pw.ties, pw.losses, pw.unknown])],
-                )
-            )
-        points = [
-            ScatterPoint(
-                x=q.means[results.base],
-                y=q.means[finetune.label],
-                x_err=q.sds[results.base] or 0.0,
-                y_err=q.sds[finetune.label] or 0.0,
-                label=q.qid,
-            )
-            for q in analysis.questions
-            if q.means.get(results.base) is not None and q.means.get(finetune.label) is not None
-        ]
-        doc.add(
-            ScatterChart(
-                title=f"Per question: {results.base} (x) against {finetune.label} (y), ± sd across repeats",
-                x_label=results.base,
-                y_label=finetune.label,
-                points=points,
-            )
-        )
-
-
 def _breakdowns(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
     doc.add(PageBreak(), Heading(text="Breakdowns"))
     for title, attribute in (("By section", "by_section"), ("By difficulty", "by_difficulty")):
@@ -488,13 +282,7 @@ def _breakdowns(doc: ReportDocument, results: RunResults, analysis: RunAnalysis)
     )
     items = analysis.items
     doc.add(Heading(text="Item analysis and reliability", level=2))
-    doc.add(
-        Paragraph(
-            text=f"Cronbach's alpha over {items.n_items} questions and {items.n_respondents} answer sets: "
-            f"{fmt(items.alpha)} {('[' + fmt(items.alpha_ci.low) + ', ' + fmt(items.alpha_ci.high) + ']') if items.alpha_ci else ''}"
-            f" ({items.n_items_dropped} question(s) with unscored samples left out)."
-        )
-    )
+    doc.add(Paragraph(text=alpha_words(items)))
 
 
 def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:

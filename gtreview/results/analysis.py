@@ -23,8 +23,10 @@ from gtreview.core.stats import (
     pairwise_summary,
     summarize_scores,
 )
+from gtreview.core.wording import plural
+from gtreview.results.counts import SampleCounts, sample_counts
 from gtreview.results.design import DesignFigures, design_figures
-from gtreview.results.loader import KINDS, RunResults, SampleStatus
+from gtreview.results.loader import KINDS, RunResults
 from gtreview.results.noise import NoiseReport, noise_report
 from gtreview.results.paraphrase import ParaphraseReport, paraphrase_report
 from gtreview.results.rows import nanmean, nansd
@@ -36,7 +38,7 @@ class ModelFigures(BaseModel):
     label: str
     summary: ScoreSummary
     gate: RateSummary
-    counts: dict[str, int]
+    counts: SampleCounts
     kinds: dict[str, ScoreSummary]  # share of the points of each component kind (0..1)
     by_section: dict[str, ScoreSummary]
     by_difficulty: dict[str, ScoreSummary]
@@ -123,7 +125,7 @@ def analyse(results: RunResults, *, seed: int = 0, n_boot: int = 2000, n_perm: i
                 label=label,
                 summary=summarize_scores(scores, n_boot=n_boot, seed=seed),
                 gate=gate_pass_rate(results.gate_matrix(label), n_boot=n_boot, seed=seed),
-                counts=results.counts(label),
+                counts=sample_counts(s for s in results.samples if s.model == label),
                 kinds={
                     k.value: summarize_scores(shares[label][:, :, i], n_boot=n_boot, seed=seed)
                     for i, k in enumerate(KINDS)
@@ -222,27 +224,68 @@ def fmt_ci(summary: ScoreSummary | RateSummary | Difference, digits: int = 2) ->
     return "–" if ci is None else f"[{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
 
 
+def covers(n: int, of: int) -> str:
+    """The questions a mean covers: "all 3 questions", or "2 of the 3 questions"."""
+    return f"all {plural(of, 'question')}" if n == of else f"{n} of the {plural(of, 'question')}"
+
+
+def paired_words(base: str, finetune: str, difference: Difference) -> str:
+    """The paired difference with the two means it is made of, over the questions both have a
+    counted answer for: the only figures that subtract to it (a model's own mean may cover
+    questions the other never answered)."""
+    if difference.mean_difference is None:
+        return "no question has a counted answer from both, so there is no paired difference"
+    p = "–" if difference.p_value is None else f"{difference.p_value:.3f}"
+    return (
+        f"on the {plural(difference.n_questions, 'question')} both answered: base {fmt(difference.mean_base)}, "
+        f"{finetune} {fmt(difference.mean_finetune)}, difference {fmt(difference.mean_difference)} "
+        f"{fmt_ci(difference)} (paired permutation p = {p}), {difference.verdict}"
+    )
+
+
+def _mean_words(summary: ScoreSummary, questions: int) -> str:
+    if summary.mean is None:
+        return "has no counted answer yet"
+    return f"scored {fmt(summary.mean)} of 10 on {covers(summary.n_questions, questions)} (95% CI {fmt_ci(summary)})"
+
+
+def _uncounted_words(counts: SampleCounts) -> str:
+    """The samples that are not in the mean, or counted as 0, by their one name each."""
+    parts = []
+    if counts.errors:
+        parts.append(f"{plural(counts.errors, 'failed generation')}, counted as 0")
+    if counts.unscored:
+        parts.append(f"{plural(counts.unscored, 'unscored judgement')}, left out")
+    if counts.unjudged:
+        parts.append(f"{plural(counts.unjudged, 'answer')} not judged yet, left out")
+    if counts.missing:
+        parts.append(f"{plural(counts.missing, 'answer')} never generated, left out")
+    return "; ".join(parts)
+
+
 def finding_text(results: RunResults, analysis: RunAnalysis) -> str:
+    """The headline: each mean with the questions it covers, then each fine-tune's paired
+    difference with the paired means, so every number in it can be checked against another."""
     by_label = {m.label: m for m in analysis.models}
     base = by_label[results.base]
+    questions = len(results.questions)
     parts = [
-        f"{len(results.questions)} questions, {results.repeats} answer(s) per question and model. "
-        f"The base '{base.label}' scored {fmt(base.summary.mean)} of 10 (95% CI {fmt_ci(base.summary)})."
+        f"{plural(questions, 'question')}, {plural(results.repeats, 'answer')} per question and model. "
+        f"The base '{base.label}' {_mean_words(base.summary, questions)}."
     ]
+    if uncounted := _uncounted_words(base.counts):
+        parts.append(f"It had {uncounted}.")
     for finetune in analysis.finetunes:
         model = by_label[finetune.label]
-        difference = finetune.difference
-        p = "–" if difference.p_value is None else f"{difference.p_value:.3f}"
-        parts.append(
-            f"The fine-tune '{finetune.label}' scored {fmt(model.summary.mean)} ({fmt_ci(model.summary)}): a difference of "
-            f"{fmt(difference.mean_difference)} {fmt_ci(difference)} (paired permutation p = {p}), {difference.verdict}."
-        )
+        mean = _mean_words(model.summary, questions).replace(" of 10", "", 1)
+        paired = paired_words(results.base, finetune.label, finetune.difference)
+        parts.append(f"The fine-tune '{finetune.label}' {mean}. {paired[0].upper()}{paired[1:]}.")
         if finetune.pairwise is not None:
             pw = finetune.pairwise
             bias = "–" if pw.position_bias_rate is None else f"{pw.position_bias_rate:.0%}"
             parts.append(
-                f"Judged side by side it won {pw.wins}, tied {pw.ties} and lost {pw.losses} of {pw.n_pairs} pairs "
-                f"({pw.unknown} unknown; the judge's position bias {bias})."
+                f"Judged side by side it won {pw.wins}, tied {pw.ties} and lost {pw.losses} of "
+                f"{plural(pw.n_pairs, 'pair')} ({pw.unknown} unknown; the judge's position bias {bias})."
             )
         facts = finetune.kind_differences.get("binary")
         reasoning = finetune.kind_differences.get("reasoning")
@@ -252,10 +295,6 @@ def finding_text(results: RunResults, analysis: RunAnalysis) -> str:
             f"{fmt(reasoning.mean_difference if reasoning else None)} ({reasoning.verdict if reasoning else '–'}): "
             f"{finetune.reading}."
         )
-        errors = model.counts.get(SampleStatus.ERROR, 0)
-        unscored = model.counts.get(SampleStatus.UNSCORED, 0)
-        if errors or unscored:
-            parts.append(
-                f"It had {errors} failed generation(s), counted as 0, and {unscored} unscored judgement(s), left out."
-            )
+        if uncounted := _uncounted_words(model.counts):
+            parts.append(f"It had {uncounted}.")
     return " ".join(parts)

@@ -141,7 +141,9 @@ def design_figures(results: RunResults, *, seed: int = 0, n_boot: int = 2000) ->
     reliability = []
     for label in results.models:
         gate = gate_reliability(gates[label], n_boot=n_boot, seed=seed)
-        reliability.append(ModelReliability(label=label, gate=gate, reading=reliability_reading(label, gate)))
+        reliability.append(
+            ModelReliability(label=label, gate=gate, reading=reliability_reading(label, gate, results.repeats))
+        )
     strengths = _strengths(results, n_boot=n_boot, seed=seed)
     return DesignFigures(
         repeats=results.repeats,

@@ -20,6 +20,7 @@ from gtreview.core.stats import (
     LengthBias,
     McNemarResult,
 )
+from gtreview.core.wording import plural
 
 if TYPE_CHECKING:
     from gtreview.results.design import DesignFigures
@@ -59,15 +60,11 @@ def with_interval(value: float | None, ci: Interval | None, digits: int = 2, *, 
     return num(value, digits, signed=signed) + ("" if ci is None else f" {span(ci, digits)}")
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def clustered_reading(clustered: ClusteredDifference, uncited: int) -> str:
     if clustered.mean_difference is None:
         return "Clustered by source document: no question has a counted answer from both models."
-    clusters = _plural(clustered.n_clusters - uncited, "source document")
-    alone = f" and {_plural(uncited, 'question')} citing none" if uncited else ""
+    clusters = plural(clustered.n_clusters - uncited, "source document")
+    alone = f" and {plural(uncited, 'question')} citing none" if uncited else ""
     if clustered.ci is None:
         return (
             f"Clustered by {clusters}{alone}: {num(clustered.mean_difference, signed=True)} points; "
@@ -80,12 +77,12 @@ def clustered_reading(clustered: ClusteredDifference, uncited: int) -> str:
 
 
 def mcnemar_reading(result: McNemarResult, repeats: int) -> str:
-    head = f"Gate (majority of {_plural(repeats, 'answer')} per question)"
+    head = f"Gate (majority of {plural(repeats, 'answer')} per question)"
     if result.n_pairs == 0:
         return f"{head}: no question has a majority verdict from both models."
     counts = (
         f"the fine-tune alone passes {result.finetune_only}, the base alone {result.base_only} "
-        f"of {_plural(result.n_pairs, 'question')}"
+        f"of {plural(result.n_pairs, 'question')}"
     )
     left_out = f"; {result.n_excluded} tied or unknown left out" if result.n_excluded else ""
     if result.p_value is None:
@@ -98,16 +95,21 @@ def mcnemar_reading(result: McNemarResult, repeats: int) -> str:
     return f"{head}: {counts}{left_out}; McNemar exact p = {result.p_value:.3f}, {meaning}."
 
 
-def reliability_reading(label: str, gate: GateReliability) -> str:
+def reliability_reading(label: str, gate: GateReliability, repeats: int) -> str:
     rated = [q for q in gate.questions if q.n >= 2]
-    if not rated:
+    if not rated and repeats < 2:
         return f"{label}: one answer per question, so its gate's flakiness is unknown."
+    if not rated:  # K answers were asked for: they are not judged yet (or not two of any question)
+        return (
+            f"{label}: no question has two judged answers yet ({plural(repeats, 'answer')} per question "
+            "asked for), so its gate's flakiness is not known yet."
+        )
     flaky = sum(q.flaky for q in rated)
     once = next((p for p in gate.by_k if p.k == 1), None)
     every = gate.by_k[-1] if gate.by_k else None
     disagree = "–" if gate.mean_disagreement is None else f"{gate.mean_disagreement:.0%}"
     text = (
-        f"{label}: gate flaky on {flaky} of {_plural(len(rated), 'question')} "
+        f"{label}: gate flaky on {flaky} of {plural(len(rated), 'question')} "
         f"(two of its answers disagree {disagree} of the time)"
     )
     if once is None or every is None or every.k == 1:

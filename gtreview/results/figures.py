@@ -6,9 +6,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from gtreview.core.stats import LEVEL
-from gtreview.results.analysis import RunAnalysis
+from gtreview.results.analysis import RunAnalysis, paired_words
+from gtreview.results.counts import SampleCounts
 from gtreview.results.design import DesignFigures
-from gtreview.results.loader import RunResults, SampleStatus
+from gtreview.results.loader import RunResults
 from gtreview.results.noise import NoiseReport
 from gtreview.results.noise_text import NoiseText, noise_text
 from gtreview.results.paraphrase import ParaphraseReport
@@ -16,20 +17,17 @@ from gtreview.results.rows import PairCounts, QuestionFigures, pair_counts, ques
 from gtreview.runs.statuses import RunSource, RunStatus
 
 
-class ModelFigures(BaseModel):
+class ModelFigures(SampleCounts):
+    """A model's figures, and its samples counted by the names of ``results.counts``."""
+
     label: str
     mean: float | None
     ci_low: float | None
     ci_high: float | None
     sd: float | None  # spread across repeats (see ScoreSummary)
     gate_pass_rate: float | None
-    n_questions: int
+    n_questions: int  # the questions its mean covers (those with a counted sample)
     samples: int
-    errors: int
-    unscored: int
-    missing: int  # no answer stored
-    unjudged: int = 0  # an answer stored, no verdict
-    settled: int  # samples whose score an expert settled
 
 
 class DifferenceFigures(BaseModel):
@@ -38,6 +36,10 @@ class DifferenceFigures(BaseModel):
     finetune: str
     base: str
     mean_difference: float | None
+    mean_base: float | None = None  # the two means the difference is made of: over the questions
+    mean_finetune: float | None = None  # both have a counted answer for (n_questions), not each model's own
+    n_questions: int = 0
+    paired: str = ""  # those figures in words, as the headline gives them
     ci_low: float | None
     ci_high: float | None
     p_value: float | None  # paired permutation test
@@ -52,6 +54,16 @@ class PairwiseFigures(BaseModel):
     position_bias_rate: float | None
     mean_average: float | None
     judged: bool = False  # the pass asked for pairwise verdicts and has some (False: --no-pairwise, or none yet)
+    absent: str = ""  # when not judged, why: not run in this pass, not judged yet, or not in the imported files
+
+
+def pairwise_absent(results: RunResults) -> str:
+    """Why a run shows no pairwise verdicts: the view, the PDF and the CLI say it in these words."""
+    if results.source is RunSource.HARNESS:
+        return "not in the imported files"
+    if not results.config.pairwise:
+        return "not run in this pass"
+    return "not judged yet"
 
 
 class RunFigures(BaseModel):
@@ -87,12 +99,8 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
                 sd=figures.summary.sd,
                 gate_pass_rate=figures.gate.rate,
                 n_questions=figures.summary.n_questions,
-                samples=sum(counts.get(k, 0) for k in SampleStatus),
-                errors=counts.get(SampleStatus.ERROR, 0),
-                unscored=counts.get(SampleStatus.UNSCORED, 0),
-                missing=counts.get(SampleStatus.MISSING, 0),
-                unjudged=counts.get(SampleStatus.UNJUDGED, 0),
-                settled=counts.get("adjudicated", 0),
+                samples=counts.planned(),
+                **counts.model_dump(),
             )
         )
     pairwise = [
@@ -103,6 +111,7 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
             position_bias_rate=f.pairwise.position_bias_rate if f.pairwise else None,
             mean_average=f.pairwise.mean_average if f.pairwise else None,
             judged=f.pairwise is not None,
+            absent="" if f.pairwise is not None else pairwise_absent(results),
         )
         for f in analysis.finetunes
     ]
@@ -111,6 +120,10 @@ def run_figures(results: RunResults, analysis: RunAnalysis) -> RunFigures:
             finetune=f.label,
             base=results.base,
             mean_difference=f.difference.mean_difference,
+            mean_base=f.difference.mean_base,
+            mean_finetune=f.difference.mean_finetune,
+            n_questions=f.difference.n_questions,
+            paired=paired_words(results.base, f.label, f.difference),
             ci_low=f.difference.ci.low if f.difference.ci else None,
             ci_high=f.difference.ci.high if f.difference.ci else None,
             p_value=f.difference.p_value,

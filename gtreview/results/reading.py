@@ -24,6 +24,7 @@ import numpy.typing as npt
 from pydantic import BaseModel
 
 from gtreview.core.stats import LEVEL, Difference, Interval, NoiseSplit, RateSummary, noise_split
+from gtreview.core.wording import plural
 from gtreview.results.analysis import FinetuneFigures, RunAnalysis
 from gtreview.results.design import FinetuneDesign
 from gtreview.results.design_text import mcnemar_reading, num, with_interval
@@ -129,7 +130,7 @@ def _score(
     if design is not None:
         clustered = design.clustered
         shown = with_interval(clustered.mean_difference, clustered.ci, signed=True)
-        parts.append(f"clustered by {clustered.n_clusters} source document(s): {shown}")
+        parts.append(f"clustered by {plural(clustered.n_clusters, 'source document')}: {shown}")
         clustered_finding = finding(clustered.mean_difference, clustered.ci, units=units, figure=shown)
         found.insert(0, clustered_finding)
     parts.append(f"by question: {by_question} over {paired.n_questions} questions")

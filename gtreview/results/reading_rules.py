@@ -54,6 +54,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from gtreview.core.stats import Interval
+from gtreview.core.wording import noun, plural
 
 Side = Literal["up", "down", "none", "undefined", "constant"]
 Strength = Literal["weak", "moderate", "strong"]
@@ -240,7 +241,7 @@ def _rule(e: Evidence) -> tuple[VerdictKind, Strength | None, str]:
         return (
             "cannot tell",
             None,
-            f"Cannot tell: only {e.n_questions} question(s) have a counted answer from both {label} and {base} "
+            f"Cannot tell: only {plural(e.n_questions, 'question')} {noun(e.n_questions, 'has', 'have')} a counted answer from both {label} and {base} "
             f"({MIN_QUESTIONS} are needed for any reading).",
         )
     if e.score.side == "undefined":

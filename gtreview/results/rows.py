@@ -5,14 +5,10 @@ view and the PDF all read a run through ``load_run_results`` (settled scores app
 and the per-question figures here are the ones the analysis computes, so a number is
 the same wherever it is read.
 
-How samples count: a sample is one of a model's K answers to a question.
-
-- **scored**: a contract-valid grader record, or an expert's settled score;
-- **error**: the generation failed after its retries: it counts as 0 with the gate
-  failed, because a failure is a result;
-- **unscored**: the judge broke the contract after its re-asks: left out of every
-  mean and counted apart, never as 0;
-- **missing**: not produced yet (a stopped pass): left out and counted apart.
+How samples count: a sample is one of a model's K answers to a question, counted by the
+names of ``gtreview.results.counts`` (scored, errors, unscored, unjudged, missing,
+settled), here as ``n_`` + the name. An error counts as 0 with the gate failed (a failure
+is a result); unscored, unjudged and missing samples are left out of every mean.
 
 The leaderboard wants one number per question, so with K repeats ``score_b`` is the
 mean over the scored and error samples rounded to 2 decimals (an integer when it is
@@ -37,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from gtreview.core.pairwise import PairLabel
 from gtreview.core.rubric import Question
+from gtreview.results.counts import sample_counts
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 
 WINS = frozenset({PairLabel.A_BETTER.value, PairLabel.A_MUCH_BETTER.value})
@@ -73,7 +70,8 @@ class QuestionFigures(BaseModel):
     n_scored: int
     n_errors: int
     n_unscored: int
-    n_missing: int
+    n_unjudged: int  # an answer stored, no verdict yet
+    n_missing: int  # never generated
     n_settled: int
     mean: float | None
     sd: float | None
@@ -108,7 +106,7 @@ def question_figures(results: RunResults) -> list[QuestionFigures]:
     for index, question in enumerate(results.questions):
         for model in results.models:
             samples = by_key.get((model, question.id), [])
-            statuses = [s.status for s in samples]
+            counts = sample_counts(samples)
             gate = gates[model][index]
             rows.append(
                 QuestionFigures(
@@ -116,11 +114,12 @@ def question_figures(results: RunResults) -> list[QuestionFigures]:
                     model=model,
                     base=results.base,
                     samples=len(samples),
-                    n_scored=statuses.count(SampleStatus.SCORED),
-                    n_errors=statuses.count(SampleStatus.ERROR),
-                    n_unscored=statuses.count(SampleStatus.UNSCORED),
-                    n_missing=statuses.count(SampleStatus.MISSING) + statuses.count(SampleStatus.UNJUDGED),  # no score
-                    n_settled=sum(s.adjudicated for s in samples),
+                    n_scored=counts.scored,
+                    n_errors=counts.errors,
+                    n_unscored=counts.unscored,
+                    n_unjudged=counts.unjudged,
+                    n_missing=counts.missing,
+                    n_settled=counts.settled,
                     mean=nanmean(matrices[model][index]),
                     sd=nansd(matrices[model][index]),
                     gate_pass_rate=nanmean(gate),

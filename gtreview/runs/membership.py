@@ -52,6 +52,7 @@ from gtreview.core.stats import (
     tpr_at_fpr,
     zlib_loss,
 )
+from gtreview.core.wording import plural
 from gtreview.inference.backend import TokenScores
 
 Side = Literal["member", "held-out"]
@@ -237,10 +238,8 @@ def auc_reading(name: str, result: AucResult) -> str:
     if result.ci is None:
         if by_documents:
             fewest = min(result.n_member_documents or 0, result.n_non_member_documents or 0)
-            return (
-                f"{name}: {figure}, no interval: a side has {fewest} document(s), and an interval cannot be "
-                "clustered by document below two"
-            )
+            why = f"a side has {plural(fewest, 'document')}, and an interval cannot be clustered by document below two"
+            return f"{name}: {figure}, no interval: {why}"
         return f"{name}: {figure}, too few passages on a side for an interval"
     unit = ", resampling documents" if by_documents else ""
     figure += f" [{result.ci.low:.2f}, {result.ci.high:.2f}] ({result.ci.level:.0%} interval{unit})"

@@ -32,6 +32,7 @@ from gtreview.app.drafting import (
 )
 from gtreview.app.projects import Project
 from gtreview.core.rubric import AccessMode
+from gtreview.core.wording import plural
 from gtreview.ui.ops import (
     BackgroundJob,
     CollectionOp,
@@ -130,8 +131,9 @@ class DraftController(QObject):
                 self.finished.emit("Drafting cancelled; nothing was saved.", 0)
                 return
             flagged = sum(1 for d in result.drafts if d.flagged)
-            said = f"Drafted {len(result.drafts)} question(s) ({flagged} flagged, {len(result.failures)} failed) " + (
-                f"as set {set_id}, all in draft for review." if set_id else "; nothing to save."
+            said = (
+                f"Drafted {plural(len(result.drafts), 'question')} ({flagged} flagged, {len(result.failures)} failed) "
+                + (f"as set {set_id}, all in draft for review." if set_id else "; nothing to save.")
             )
             notify(self, said, "success" if set_id and not result.failures else "warning")
             self.finished.emit(said, set_id)

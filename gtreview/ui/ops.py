@@ -72,14 +72,14 @@ def failure_kind(error: BaseException) -> NoticeKind:
 
 
 def log_failure(error: BaseException, what: str = "operation") -> None:
-    """Every failure of a worker goes to the log: a bug as an error, a refusal as a
-    warning (both with the traceback), a cancellation in one line."""
-    exc_info = (type(error), error, error.__traceback__)
+    """Every failure of a worker goes to the log: a bug as an error with its traceback, a
+    refusal ("No pass yet") or cancellation at INFO in one line (a traceback each buries bugs)."""
     if isinstance(error, Cancelled):
         log.info("%s cancelled: %s", what, one_line(error))
     elif isinstance(error, UserError):
-        log.warning("%s refused: %s", what, one_line(error), exc_info=exc_info)
+        log.info("%s refused: %s", what, one_line(error))
     else:
+        exc_info = (type(error), error, error.__traceback__)
         log.error("%s failed: %s", what, one_line(error), exc_info=exc_info)
 
 

@@ -27,7 +27,7 @@ from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp, notify
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
-from gtreview.ui.widgets.history_view import HistoryView, change_requests_html
+from gtreview.ui.widgets.history_view import HistoryView, change_requests_html, retirement, retirement_html
 from gtreview.ui.widgets.question_editor import QuestionEditor
 from gtreview.ui.widgets.question_list import QuestionList
 from gtreview.ui.widgets.source_pane import SourcePane
@@ -112,6 +112,7 @@ class QuestionController(QObject):
         self._hidden.clear()
         self.w.question_view.setHtml(NO_QUESTION_HTML)
         self.w.editor.clear()
+        self.w.editor.set_locked("")
         self.w.editor.setEnabled(False)
         self.w.fixtures.load({})
         self.w.fixtures.findings.setVisible(False)
@@ -172,6 +173,7 @@ class QuestionController(QObject):
             return _Pane(
                 pane,
                 change_requests_html(pane.history)  # what was asked, where the question is reviewed
+                + retirement_html(pane.history, detail.review_status)  # who retired it, when and why
                 + html.question_html(
                     detail.question, detail.review_status.value, detail.version, detail.findings, detail.paraphrases
                 ),
@@ -197,7 +199,8 @@ class QuestionController(QObject):
         if refused is not None and refused[:2] == key:
             self.w.fixtures.keep_unsaved(refused[2], refused[3])  # after the newer fixtures are shown
         editable = allows(detail.review_status, ReviewAction.EDIT)  # retired questions stay as they were retired
-        self.w.editor.setEnabled(editable)
+        retired = retirement(pane.history, detail.review_status)
+        self.w.editor.set_locked("" if editable else f"{retired} It cannot be edited.")
         self.w.fixtures.setEnabled(editable)
         self._when_shown(self.w.history, lambda: self.w.history.show_history(pane.history, pane.versions))
         if self.w.source_pane.index is None and self.index.ready is not None:
@@ -284,8 +287,9 @@ class QuestionController(QObject):
             QueryOp(
                 self, op=lambda: review.set_overview(engine, set_id, qids, index.get()), success=self._update_rows
             ).run_in_background()
-        if self.shown is not None and (self.shown[1] in qids or changes.corpus) and self.shown[1] == self.qid:
-            self._load_pane(*self.shown)
+        # the question shown, or the one being read (its read may have started before the change)
+        if self.qid is not None and (self.qid in qids or changes.corpus):
+            self._load_pane(set_id, self.qid)
 
     def _update_rows(self, overview: review.SetOverview) -> None:
         if overview.set_id != self.set_id:

@@ -12,7 +12,8 @@ from sqlalchemy import Engine
 from gtreview.app.project_settings import GATE_SETTING_KEYS
 from gtreview.app.results import ResultsBundle, load_results, reportable_runs
 from gtreview.ui.ops import LatestQuery, OpChanges, failure_kind, failure_message, notify
-from gtreview.ui.widgets.results_view import ResultsView, leaderboard_rows
+from gtreview.ui.widgets.results_html import leaderboard_rows
+from gtreview.ui.widgets.results_view import ResultsView
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.project_settings import project_judge, set_project_judge
 from gtreview.app.projects import Project
 from gtreview.app.question_calibration import QuestionCalibration, calibrate_set
+from gtreview.core.wording import plural
 from gtreview.ui.dialogs.comment import ask_comment
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.editing_session import EditSession
@@ -335,13 +336,13 @@ class ReviewController(QObject):
             ok = sum(1 for r in results if r.reproduced)
             notify(
                 self,
-                f"Calibration with {spec}: {ok} of {len(results)} question(s) reproduced.",
+                f"Calibration with {spec}: {ok} of {plural(len(results), 'question')} reproduced.",
                 "success" if ok == len(results) else "warning",
             )
             self.calibrated.emit(set_id, [r.question_id for r in results])
 
-        count = "the active" if qids is None else str(len(qids))
-        notify(self, f"Calibrating {count} question(s) with {spec}…")
+        count = "the active questions" if qids is None else plural(len(qids), "question")
+        notify(self, f"Calibrating {count} with {spec}…")
         BackgroundJob(self, op=work, success=done).failure(self._calibration_failed).run_in_background()
 
     def _calibration_failed(self, error: BaseException) -> None:

@@ -118,7 +118,7 @@ def test_override_changes_the_figures_and_revert_restores_them(finished) -> None
     assert all(v == 0 for v in sample.awards.values())  # a failed gate zeroes the expert's awards too
     after = analyse(after_results, n_boot=100, n_perm=100)
     assert after.models[0].summary.mean < before.models[0].summary.mean  # type: ignore[operator]
-    assert after.models[0].counts["adjudicated"] == 1
+    assert after.models[0].counts.settled == 1
 
     adj.revert(engine, run_id, decision, actor="geo2", reason="second look: the source remark was hedged")
     restored = load_run_results(engine, run_id)

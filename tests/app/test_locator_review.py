@@ -84,3 +84,23 @@ def test_a_sign_off_freezes_the_rubric_a_pass_runs(sample) -> None:  # type: ign
     frozen = workflow.frozen_rubric(engine, set_id)
     assert "A2" not in {q.id for q in frozen.questions}
     assert signed.content_hash == canonical_hash(frozen.to_json_dict())
+
+
+def test_an_approval_over_an_unresolved_locator_shows_its_waiver_not_an_error(sample) -> None:  # type: ignore[no-untyped-def]
+    engine, set_id = sample
+    index = review.corpus_index(engine)
+    clean = review.question_row(engine, set_id, "A1", index)
+    cite_page_99(engine, set_id)
+    workflow.approve(engine, set_id, "A1", reviewer="geo", index=index, unresolved_reason="in the 1875 supplement")
+    row = review.question_row(engine, set_id, "A1", index)
+    # still unresolved, no longer an error: the approval recorded why
+    assert (row.unresolved, row.errors, row.waived) == (1, clean.errors, 1)
+    (finding,) = [
+        f for f in review.question_detail(engine, index, set_id, "A1").findings if f.code == "evidence-unresolved"
+    ]
+    assert not finding.is_error
+    assert "waived at approval by geo" in finding.message and "in the 1875 supplement" in finding.message
+
+    workflow.reopen(engine, set_id, "A1", reviewer="geo")  # the waiver went with the approval
+    row = review.question_row(engine, set_id, "A1", index)
+    assert (row.unresolved, row.errors, row.waived) == (1, clean.errors + 1, 0)

@@ -14,7 +14,8 @@ from gtreview.cli.main import main
 from gtreview.core.rubric import Rubric
 from gtreview.inference.anthropic_client import MissingApiKeyError
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo, sets_repo
+from gtreview.store import runs_repo, sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import open_project
 from tests.projects import new_project
 from tests.rubric_factory import rubric
@@ -37,9 +38,10 @@ def test_the_app_function_refuses_before_the_run_exists(tmp_path: Path, without_
     model, judge = CASES[without_key]
     project = open_project(new_project(tmp_path / "project"))
     try:
-        set_id = sets_repo.import_rubric(
-            project.engine, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="t"
-        )
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(
+                tx, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="t"
+            )
         config = PassConfig(name="t", models=[ModelEntry(label="m", spec=model)], judge=judge)
         with pytest.raises(MissingApiKeyError, match="no Anthropic API key"):
             run_benchmark_pass(project.engine, config, set_id=set_id)

@@ -57,7 +57,7 @@ def test_a_killed_pass_reads_interrupted_in_the_cli_as_in_the_runs_list(
     assert line.startswith("Pass interrupted")
     assert main(["results", "--run", str(run_id), "--project", str(folder)]) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert first == f"run {run_id}: tiny ({INTERRUPTED}, 1 repeat(s))"
+    assert first == f"run {run_id}: tiny ({INTERRUPTED}, 1 repeat)"
 
 
 def test_a_pass_without_drift_checks_does_not_say_they_passed(finished: tuple[Path, int, int]) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from gtreview.app.releases import create_release_bundle, create_reviewer_key, verify_release_bundle
 from gtreview.core.jsonmodel import canonical_hash
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.store.project import open_project
 from tests.signoff_race import make_project, race
 
@@ -27,13 +28,14 @@ def standing_approvals_at_each_signoff(folder: Path, set_id: int) -> list[set[st
     try:
         standing: dict[int, str] = {}
         at_signoffs: list[set[str]] = []
-        for entry in sets_repo.review_log(project.engine, set_id):
-            if entry.action == "sign_off":
-                at_signoffs.append(set(standing.values()))
-            elif entry.question_id is not None:
-                standing.pop(entry.question_id, None)
-                if entry.action == "approved":
-                    standing[entry.question_id] = entry.content_hash
+        with reading(project.engine) as session:
+            for entry in sets.review_log(session, set_id):
+                if entry.action == "sign_off":
+                    at_signoffs.append(set(standing.values()))
+                elif entry.question_id is not None:
+                    standing.pop(entry.question_id, None)
+                    if entry.action == "approved":
+                        standing[entry.question_id] = entry.content_hash
         return at_signoffs
     finally:
         project.close()
@@ -42,10 +44,11 @@ def standing_approvals_at_each_signoff(folder: Path, set_id: int) -> list[set[st
 def frozen_question_hashes(folder: Path, set_id: int) -> list[set[str]]:
     project = open_project(folder)
     try:
-        return [
-            {canonical_hash(q) for q in json.loads(s.rubric_json)["questions"]}
-            for s in sets_repo.list_signoffs(project.engine, set_id)
-        ]
+        with reading(project.engine) as session:
+            return [
+                {canonical_hash(q) for q in json.loads(s.rubric_json)["questions"]}
+                for s in sets.list_signoffs(session, set_id)
+            ]
     finally:
         project.close()
 

@@ -58,7 +58,7 @@ def test_a_corpus_too_long_for_the_model_is_refused_before_any_call(tiny_judge_g
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith(
-        "6 of 6 drafting prompt(s) (each shows 4 passages of reports/1891_inspector.txt, tables/assays.csv) "
+        "6 of 6 drafting prompts (each shows 4 passages of reports/1891_inspector.txt, tables/assays.csv) "
         "do not fit the 1,024-token context of llama:"
     )
     assert "evidence card K1 (focus P1) needs 2," in message

@@ -76,5 +76,5 @@ def test_calibrate_with_a_judge_context_too_small_is_one_line_before_any_call(
     result = gtreview("calibrate", "--rubric", files["rubric"], "--judge", spec)
     assert result.returncode == 2 and result.stdout == ""
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith("gtreview: error: 9 of 9 judge prompt(s) do not fit the 4,096-token context of llama:")
+    assert line.startswith("gtreview: error: 9 of 9 judge prompts do not fit the 4,096-token context of llama:")
     assert "question A1 fixture A1-F1 needs " in line and "+ 1,024 reply = " in line and "and 6 more" in line

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from gtreview.cli.main import main
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import unit_of_work
 from gtreview.store.project import open_project
 from tests.judging.loopback import judge_server
 from tests.judging.scripted import verdict_json
@@ -50,7 +51,8 @@ class Setup:
         self.project = new_project(root / "project")
         project = open_project(self.project)
         try:
-            set_id = sets_repo.import_rubric(project.engine, RUBRIC, source_name="r.json", source_sha256="s", actor="t")
+            with unit_of_work(project.engine) as tx:
+                set_id = sets.import_rubric(tx, RUBRIC, source_name="r.json", source_sha256="s", actor="t")
             self.run_id = run(project.engine, set_id, config())
         finally:
             project.close()

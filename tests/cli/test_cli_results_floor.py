@@ -19,7 +19,7 @@ from gtreview.core.stats import Interval
 from gtreview.core.stats.membership import AucResult
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.report.document import Heading, Paragraph, Table
-from gtreview.report.run_report import PAIRWISE_NOT_RUN, build_report
+from gtreview.report.run_report import build_report
 from gtreview.results.analysis import analyse
 from gtreview.results.design_text import design_readings
 from gtreview.results.loader import load_run_results
@@ -125,7 +125,10 @@ def test_results_text_says_each_thing_once_and_what_was_not_run(floor_run, capsy
     folder, run_id = floor_run
     status, out, _ = cli(capsys, "results", "--run", str(run_id), "--project", str(folder))
     assert status == 0
-    assert "tuned - base: 0.00 [0.00, 0.00] (95%, resampling questions; p = 1.000), no variation\n" in out
+    line = next(line for line in out.splitlines() if line.startswith("  tuned - base: "))
+    assert line.endswith(
+        ", difference 0.00 [0.00, 0.00] (paired permutation p = 1.000), no variation (95% interval, resampling questions)"
+    )
     assert "no variation; no variation" not in out and "within noise" not in out
     assert "tuned vs base: pairwise not run in this pass" in out
     assert "0 won, 0 tied, 0 lost" not in out
@@ -144,7 +147,7 @@ def test_the_pdf_says_pairwise_was_not_run(floor_run: tuple[Path, int]) -> None:
     assert results.probes is not None and not results.familiarity_probes
     doc = build_report(results, analyse(results, n_boot=200, n_perm=200))
     assert any(isinstance(b, Heading) and b.text == MEMBERSHIP_HEADING for b in doc.blocks)
-    assert any(isinstance(b, Paragraph) and b.text == PAIRWISE_NOT_RUN for b in doc.blocks)
+    assert any(isinstance(b, Paragraph) and b.text == "Pairwise comparison: not run in this pass." for b in doc.blocks)
     assert not any(isinstance(b, Table) and b.header and b.header[0] == "Pairwise vs base" for b in doc.blocks)
 
 

@@ -106,11 +106,11 @@ def test_sign_off_is_refused_while_a_question_is_not_approved(
     review(capsys, project, "approve", "A1", "A2")
     status, out, err = review(capsys, project, "sign-off", "--json")
     assert status == EXIT_USAGE
-    assert json.loads(out) == {"ok": False, "error": "1 active question(s) are not approved: A3"}
-    assert err == "gtreview: error: 1 active question(s) are not approved: A3\n"
+    assert json.loads(out) == {"ok": False, "error": "1 active question is not approved: A3"}
+    assert err == "gtreview: error: 1 active question is not approved: A3\n"
     review(capsys, project, "request-changes", "A3", "--comment", "the gate is too lenient")
     status, _, err = review(capsys, project, "sign-off")
-    assert status == EXIT_USAGE and err == "gtreview: error: 1 active question(s) are not approved: A3\n"
+    assert status == EXIT_USAGE and err == "gtreview: error: 1 active question is not approved: A3\n"
     review(capsys, project, "retire", "A3", "--comment", "no fix in sight")
     status, out, err = review(capsys, project, "sign-off", "--set", "1", "--reviewer", "Dr Geo", "--comment", "v1")
     assert status == EXIT_OK and err == ""

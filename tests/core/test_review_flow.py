@@ -87,7 +87,7 @@ def test_sign_off_needs_active_questions_all_approved() -> None:
         Rule.NOTHING_TO_SIGN, "the set has no active questions to sign off"
     )
     pending = sign_off_refusal([("A1", AP), ("A2", D), ("A3", RT), ("A4", CR), ("A5", IR)])
-    assert pending == Refusal(Rule.NOT_ALL_APPROVED, "3 active question(s) are not approved: A2, A4, A5")
+    assert pending == Refusal(Rule.NOT_ALL_APPROVED, "3 active questions are not approved: A2, A4, A5")
     many = sign_off_refusal([(f"B{n}", D) for n in range(7)])
-    assert many is not None and many.message == "7 active question(s) are not approved: B0, B1, B2, B3, B4 ..."
+    assert many is not None and many.message == "7 active questions are not approved: B0, B1, B2, B3, B4 ..."
     assert review_flow.AWAITING_APPROVAL == {D, IR, CR} and review_flow.ACTIVE == {D, IR, CR, AP}

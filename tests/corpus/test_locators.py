@@ -163,6 +163,10 @@ def test_quoted_value_with_comma(docs: list[ParsedDocument]) -> None:
         ("DEPOSIT=2047, MINERAL", "has no column 'DEPOSIT'"),
         ("MINERAL in (Malachite, Azurite), column X", "is not a form gtreview"),
         ("MINERAL, substring 'mal' across 2 of 3 rows", "is not a form gtreview"),
+        # a known column with a note after it: a form not understood, not a missing column
+        ("MINERAL='Malachite', column WEATHERING_PRODUCT (both Y and N rows present)", "is not a form gtreview"),
+        ("MINERAL='Malachite', column WEATHERING_PRODUCT (both Y and N rows present)", "a note after the column"),
+        ("MINERAL='Malachite', column COLOUR (a note)", "has no column 'COLOUR"),
         ("page=2, lines=1-2", "is a table, but the locator cites a page and lines"),
     ],
 )

@@ -43,7 +43,7 @@ def test_prompts_that_cannot_fit_are_refused_in_one_line_before_any_call(tiny_gg
             check_prompts_fit(backend, checks, what="judge")
         message = str(caught.value)
         assert "\n" not in message
-        assert message.startswith("2 of 3 judge prompt(s) do not fit the 512-token context of llama:")
+        assert message.startswith("2 of 3 judge prompts do not fit the 512-token context of llama:")
         assert "question B2 needs 6" in message and "+ 64 reply" in message
         assert "question C3 needs" in message and "+ 480 answer" in message
         assert "question A1" not in message

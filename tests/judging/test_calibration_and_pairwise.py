@@ -152,7 +152,7 @@ def test_the_drift_message_names_as_many_fixtures_as_it_counts(interop: Rubric) 
     with pytest.raises(DriftError) as info:
         monitor.start()
     match = re.fullmatch(
-        r"judge drift at the start of the run: (\d+) standardisation fixture\(s\) not reproduced \((.*)\)",
+        r"judge drift at the start of the run: (\d+) standardisation fixtures? not reproduced \((.*)\)",
         str(info.value),
     )
     assert match is not None, str(info.value)

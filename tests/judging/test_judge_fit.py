@@ -48,13 +48,15 @@ def test_pointwise_prompts_too_long_are_refused_before_any_call(small_judge: Cou
         judge_answers(small_judge, tasks, settings=SETTINGS)
     assert small_judge.calls == 0
     message = str(caught.value)
-    assert "\n" not in message and message.startswith("1 of 2 judge prompt(s) do not fit the 2,048-token context")
+    assert "\n" not in message and message.startswith("1 of 2 judge prompts does not fit the 2,048-token context")
     assert "question A1 answer 900 needs " in message and "+ 400 reply" in message
 
 
 def test_pairwise_prompts_too_long_are_refused_before_any_call(small_judge: CountingWorker) -> None:
     q = Question.model_validate(question("A1"))
     tasks = [PairTask(key="A1#0", question=q, answer_a="gold " * 500, answer_b="ore " * 500)]
-    with pytest.raises(PromptsDoNotFit, match=r"^2 of 2 pairwise judge prompt\(s\) .*question A1 pair A1#0 needs"):
+    with pytest.raises(
+        PromptsDoNotFit, match=r"^2 of 2 pairwise judge prompts do not fit .*question A1 pair A1#0 needs"
+    ):
         compare_answers(small_judge, tasks, settings=SETTINGS)
     assert small_judge.calls == 0

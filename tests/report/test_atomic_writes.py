@@ -39,7 +39,7 @@ def test_a_failed_pdf_keeps_the_previous_report(tmp_path: Path, monkeypatch: pyt
 def test_a_failed_csv_keeps_the_previous_export(tmp_path: Path) -> None:
     out = tmp_path / "results.csv"
     row = QuestionFigures(
-        question_id="A1", model="m", base="m", samples=1, n_scored=1, n_errors=0, n_unscored=0, n_missing=0,
+        question_id="A1", model="m", base="m", samples=1, n_scored=1, n_errors=0, n_unscored=0, n_unjudged=0, n_missing=0,
         n_settled=0, mean=5.0, sd=None, gate_pass_rate=1.0,
     )  # fmt: skip
     exports.write_results_csv([row], out)

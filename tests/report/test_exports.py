@@ -184,12 +184,13 @@ def test_csv_per_question_and_model(run: tuple[Engine, int, Path], tmp_path: Pat
     assert tuple(rows[0]) == CSV_COLUMNS
     table = {(r[0], r[1]): r[2:] for r in rows[1:]}
     assert [(r[0], r[1]) for r in rows[1:]] == [(q, m) for q in ("A1", "A2", "A3") for m in ("base", "tuned")]
-    # base, samples, scored, errors, unscored, missing, settled, mean, sd, gate rate, wins, ties, losses, unknown
-    assert table[("A1", "base")] == ["base", "3", "3", "0", "0", "0", "0", "4.0", "0.0", "1.0", "", "", "", ""]
+    # base, samples, scored, errors, unscored, unjudged, missing, settled, mean, sd, gate rate, wins, ties, losses, unknown
+    assert table[("A1", "base")] == ["base", "3", "3", "0", "0", "0", "0", "0", "4.0", "0.0", "1.0", "", "", "", ""]
     assert table[("A1", "tuned")] == [
         "base",
         "3",
         "3",
+        "0",
         "0",
         "0",
         "0",
@@ -202,10 +203,42 @@ def test_csv_per_question_and_model(run: tuple[Engine, int, Path], tmp_path: Pat
         "0",
         "0",
     ]
-    assert table[("A2", "base")] == ["base", "3", "0", "3", "0", "0", "0", "0.0", "0.0", "0.0", "", "", "", ""]
-    assert table[("A2", "tuned")] == ["base", "3", "2", "0", "1", "0", "0", "6.5", "0.7071", "1.0", "3", "0", "0", "0"]
-    assert table[("A3", "base")] == ["base", "3", "3", "0", "0", "0", "0", "2.6667", "2.3094", "0.6667", "", "", "", ""]
-    assert table[("A3", "tuned")] == ["base", "3", "0", "0", "3", "0", "0", "", "", "", "0", "0", "0", "3"]
+    assert table[("A2", "base")] == ["base", "3", "0", "3", "0", "0", "0", "0", "0.0", "0.0", "0.0", "", "", "", ""]
+    assert table[("A2", "tuned")] == [
+        "base",
+        "3",
+        "2",
+        "0",
+        "1",
+        "0",
+        "0",
+        "0",
+        "6.5",
+        "0.7071",
+        "1.0",
+        "3",
+        "0",
+        "0",
+        "0",
+    ]
+    assert table[("A3", "base")] == [
+        "base",
+        "3",
+        "3",
+        "0",
+        "0",
+        "0",
+        "0",
+        "0",
+        "2.6667",
+        "2.3094",
+        "0.6667",
+        "",
+        "",
+        "",
+        "",
+    ]
+    assert table[("A3", "tuned")] == ["base", "3", "0", "0", "3", "0", "0", "0", "", "", "", "0", "0", "0", "3"]
 
 
 def test_a_harness_import_exports_from_the_file_records(tmp_path: Path) -> None:

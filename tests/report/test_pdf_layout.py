@@ -58,7 +58,14 @@ def test_run_report_headers_numbers_and_pairwise(finished_run, tmp_path: Path) -
         assert all(table.header) and all(len(row) == len(table.header) for row in table.rows), table.header[:2]
     text = _text(write_run_report(results, analysis, tmp_path / "r.pdf"))
     flat = " ".join(text.split())
-    for header in ("Unscored", "Adjudicated", "Order-inconsistent", "(permutation)", "Agreement with pointwise"):
+    for header in (
+        "Unscored",
+        "Unjudged",
+        "Settled",
+        "Order-inconsistent",
+        "(permutation)",
+        "Agreement with pointwise",
+    ):
         assert header in flat, header
     (failed,) = [s for s in results.samples if s.status is SampleStatus.ERROR]
     failures = flat[flat.rindex("Failures and unscored items") :]

@@ -97,7 +97,7 @@ def test_analysis_figures(finished_run) -> None:  # type: ignore[no-untyped-def]
     results = load_run_results(project.engine, run_id)
     analysis = analyse(results, n_boot=500, n_perm=2000)
     base, tuned = analysis.models
-    assert base.counts["error"] == 1 and tuned.counts["error"] == 0
+    assert base.counts.errors == 1 and tuned.counts.errors == 0
     assert tuned.summary.mean is not None and base.summary.mean is not None and tuned.summary.mean > base.summary.mean
     (finetune,) = analysis.finetunes
     assert finetune.difference.verdict == "fine-tune better"

@@ -25,6 +25,7 @@ from gtreview.app.exports import export_csv, export_leaderboard
 from gtreview.app.harness_import import import_harness_files
 from gtreview.app.reports import report_cover, write_report
 from gtreview.app.results import status_line
+from gtreview.core.wording import plural
 from gtreview.report.run_report import build_report
 from gtreview.results.analysis import analyse, fmt
 from gtreview.results.figures import run_figures
@@ -146,7 +147,7 @@ def assert_outputs_agree(engine: Engine, run_id: int, folder: Path) -> None:
     settled = sum(m.settled for m in figures.models)
     assert settled == sum(s.adjudicated for s in results.samples)
     line = status_line(engine, results, results.set_id, analysis)
-    assert (f"{settled} score(s) settled by an expert" in line) == (settled > 0)
+    assert (f"{plural(settled, 'score')} settled by an expert" in line) == (settled > 0)
 
     # The PDF's summary and per-question tables print the analysis' figures.
     document = build_report(results, analysis)
@@ -391,3 +392,19 @@ def test_an_import_of_a_released_rubric_names_its_set_and_sign_off(project, tmp_
         b for b in reversed(document.blocks) if getattr(b, "kind", "") == "table"
     )  # the configuration page of an import states no sampling it cannot know
     assert all("Sampling" not in row[0] for row in configuration.rows)
+
+
+def test_an_import_of_a_drafts_rubric_names_the_set_with_the_same_content(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    opened, _ = project
+    report = import_harness_files(  # no set named, no sign-off: the content hash says which set it is
+        opened.engine, RUBRIC, scores=harness_scores(tmp_path / "scores.json"), labels=("base", "cand")
+    )
+    assert report.run_id is not None
+    results = load_run_results(opened.engine, report.run_id)
+    assert results.set_id is None
+    cover = report_cover(opened.engine, results)
+    with reading(opened.engine) as session:
+        assert cover.set_name == sets.list_sets(session)[0].name
+    assert cover.signoff == "draft: no sign-off matches this version of the set"
+    written = write_report(opened.engine, report.run_id, tmp_path / "imported.pdf", seed=0)
+    assert "none in this project" not in " ".join(cover_text(written.path))

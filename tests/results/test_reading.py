@@ -42,7 +42,7 @@ def test_one_reading_per_fine_tune_from_the_passes_own_figures(design_run: tuple
     for reading, figures, design in zip(readings, analysis.finetunes, analysis.design.finetunes, strict=True):
         by_topic = lines(reading)
         clustered = f"{num(design.clustered.mean_difference, signed=True)} {span(design.clustered.ci)}"
-        assert f"clustered by 8 source document(s): {clustered}" in by_topic["Score change"]
+        assert f"clustered by 8 source documents: {clustered}" in by_topic["Score change"]
         paired = with_interval(figures.difference.mean_difference, figures.difference.ci, signed=True)
         assert f"by question: {paired} over 10 questions" in by_topic["Score change"]
         assert by_topic["Gate"].endswith(mcnemar_reading(design.mcnemar, REPEATS))

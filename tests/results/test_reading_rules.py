@@ -112,7 +112,7 @@ def test_an_interval_of_no_width_on_the_null_is_constant_not_evidence() -> None:
 def test_too_few_questions_cannot_tell_whatever_the_intervals_say() -> None:
     verdict = decide(evidence(n_questions=MIN_QUESTIONS - 1, score=UP, reasoning=UP))
     assert verdict.kind == "cannot tell" and verdict.strength is None
-    assert verdict.claim.startswith(f"Cannot tell: only {MIN_QUESTIONS - 1} question(s)")
+    assert verdict.claim.startswith(f"Cannot tell: only {MIN_QUESTIONS - 1} questions")
 
 
 def test_a_score_change_without_an_interval_cannot_tell() -> None:

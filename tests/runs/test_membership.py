@@ -207,7 +207,7 @@ def test_the_report_resamples_documents_and_gives_no_interval_from_one() -> None
     result = next(a for a in single.models[1].aucs if a.signal == "loss").result
     assert result.auc == pytest.approx(1.0) and result.ci is None and result.n_member_documents == 1
     assert auc_reading("Loss", result) == (
-        "Loss: AUC 1.00, no interval: a side has 1 document(s), and an interval cannot be clustered by document below two"
+        "Loss: AUC 1.00, no interval: a side has 1 document, and an interval cannot be clustered by document below two"
     )
 
 

@@ -74,7 +74,7 @@ def test_answer_prompts_too_long_for_the_model_stop_the_pass_before_any_call(eng
         run_pass(engine, cfg, QUESTIONS, rubric_hash="r", open_backend=opener)
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith("2 of 2 base answer prompt(s) do not fit the 512-token context of llama:")
+    assert message.startswith("2 of 2 base answer prompts do not fit the 512-token context of llama:")
     assert "question A1 needs " in message and " prompt + 1,024 reply = " in message
     assert opener.calls == 0 and opener.opened == [cfg.models[0].spec]  # the judge was never asked
     (run,) = runs_repo.list_runs(engine)
@@ -88,7 +88,7 @@ def test_judge_prompts_without_room_for_the_longest_answer_stop_the_pass(engine:
     with pytest.raises(PromptsDoNotFit) as caught:
         run_pass(engine, cfg, QUESTIONS, rubric_hash="r", open_backend=opener)
     message = str(caught.value)
-    assert message.startswith("2 of 8 judge prompt(s) do not fit the 2,048-token context of llama:")
+    assert message.startswith("2 of 8 judge prompts do not fit the 2,048-token context of llama:")
     assert "question A1 with a 600-token answer needs " in message and "+ 400 reply + 600 answer = " in message
     assert "fixture" not in message  # the fixtures are exact and fit; the answers may not
     assert opener.calls == 0 and opener.opened == [judge]

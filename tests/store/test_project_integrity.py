@@ -18,8 +18,8 @@ import pytest
 
 from gtreview.app import workflow
 from gtreview.app.sample_project import ensure_sample_project
-from gtreview.store import sets_repo
-from gtreview.store.db import make_engine, migrate
+from gtreview.store import sets
+from gtreview.store.db import make_engine, migrate, reading
 from gtreview.store.project import DB_FILE, create_project, open_project
 from tests.store.test_project_opening import gtreview, refused
 
@@ -64,9 +64,11 @@ def test_project_check_names_a_changed_page_version_and_sign_off_a_line_each(tmp
     project = ensure_sample_project(folder)
     try:
         engine = project.engine
-        set_id = sets_repo.list_sets(engine)[0].id
-        for summary in sets_repo.list_questions(engine, set_id):
-            workflow.approve(engine, set_id, summary.qid, reviewer="geo")
+        with reading(engine) as session:
+            set_id = sets.list_sets(session)[0].id
+        with reading(engine) as session:
+            for summary in sets.list_questions(session, set_id):
+                workflow.approve(engine, set_id, summary.qid, reviewer="geo")
         workflow.sign_off(engine, set_id, reviewer="geo")
         with engine.connect() as connection:
             page_text, document, number = connection.exec_driver_sql(

@@ -109,7 +109,7 @@ def test_override_keeps_the_item_and_changes_the_results_figures(qtbot, sample_w
     settle(qtbot, window)
     mean_after = {m.label: m.summary.mean for m in results.analysis.models}["lora"]
     assert mean_after < mean_before and not window.results.stale
-    assert "1 score(s) settled by an expert" in results.status.text()
+    assert "1 score settled by an expert" in results.status.text()
 
 
 def test_queue_models_pass_the_model_tester(qtmodeltester, qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ def test_an_abort_in_the_judge_during_calibrate_leaves_the_window_up(qtbot, samp
     with qtbot.waitSignal(window.controller.calibrated, timeout=60000):
         window.menu_actions["calibrate"].trigger()
     assert pids and os.getpid() not in pids
-    assert "0 of 1 question(s) reproduced" in window.statusBar().currentMessage()
+    assert "0 of 1 question reproduced" in window.statusBar().currentMessage()
     assert window.isVisible() and not window.controller.busy
     items = [window.fixtures.fixture_list.item(n).text() for n in range(window.fixtures.fixture_list.count())]
     assert items and not any("✓ reproduced" in text for text in items)

@@ -11,7 +11,9 @@ from pypdf import PdfReader
 from gtreview.app.adjudicate import override_item
 from gtreview.app.reports import report_cover
 from gtreview.app.results import run_figures_of
+from gtreview.core.wording import plural
 from gtreview.results.analysis import fmt
+from gtreview.results.counts import counts_text
 from gtreview.results.loader import SampleStatus, load_run_results
 from gtreview.ui.widgets.runs_view import COLUMNS
 from tests.ui.test_runs_ui import CONFIG, scripted_open
@@ -36,10 +38,10 @@ def assert_view_agrees(window, run_id: int) -> None:  # type: ignore[no-untyped-
     for model in figures.models:
         row = cells[model.label]
         assert row[2] == f"{fmt(model.mean)} [{fmt(model.ci_low)}, {fmt(model.ci_high)}]"
-        assert row[3] == f"{model.errors} / {model.unscored}"
+        assert row[4] == counts_text(model)  # by the names the CSV, JSON and PDF use
     settled = sum(m.settled for m in figures.models)
     status = window.results_view.status.text()
-    assert (f"{settled} score(s) settled by an expert" in status) == (settled > 0)
+    assert (f"{plural(settled, 'score')} settled by an expert" in status) == (settled > 0)
     counts = load_run_results(engine, run_id).record_counts()
     table = window.runs_view.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == str(run_id))
@@ -67,7 +69,7 @@ def test_the_app_shows_the_loaders_figures(qtbot, sample_window, tmp_path: Path)
     )
     window.show_results(1)
     settle(qtbot, window)
-    assert "1 score(s) settled by an expert" in window.results_view.status.text()
+    assert "1 score settled by an expert" in window.results_view.status.text()
     assert_view_agrees(window, 1)
 
     out = tmp_path / "app.pdf"

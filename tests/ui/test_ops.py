@@ -80,6 +80,11 @@ def test_default_failure_handler_says_one_line(qtbot, owner, caplog) -> None:  #
     assert owner.notices[1] == "ZeroDivisionError: division by zero (details in the log)"
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and isinstance(errors[0].exc_info[1], ZeroDivisionError)  # the user's mistake is no bug
+    # the refusal: one line at INFO, no traceback, nothing at WARNING to bury the real errors
+    (refusal,) = [r for r in caplog.records if "refused" in r.getMessage()]
+    assert refusal.levelno == logging.INFO and refusal.exc_info is None
+    assert "A1 has 1 validation error(s)" in refusal.getMessage()
+    assert not [r for r in caplog.records if r.levelno == logging.WARNING]
 
 
 def test_changes_run_one_at_a_time_in_order(qtbot, owner) -> None:  # type: ignore[no-untyped-def]

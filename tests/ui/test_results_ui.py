@@ -19,7 +19,7 @@ def test_results_view_after_a_pass(qtbot, sample_window, tmp_path: Path) -> None
     view = window.results_view
     window.navigator.itemClicked.emit(runs.child(0), 0)
     qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)
-    assert "10 questions, 2 answer(s) per question and model" in view.finding.text()
+    assert "10 questions, 2 answers per question and model" in view.finding.text()
     assert "Pass finished" in view.status.text() and "Calibration of the current versions" in view.status.text()
     assert len(view.scatter_items) == 1 and len(view.scatter_items[0].points()) == 10
     assert view.leaderboard.rowCount() == 2
@@ -52,7 +52,7 @@ def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # 
     view = window.corpus_view
     settle(qtbot, window, timeout=60000)  # the inventory runs in a worker
     assert window.pages.currentWidget() is view
-    assert "1 duplicated passages" in view.summary.text() and "3 numeric conflicts" in view.summary.text()
+    assert "1 duplicated passage ·" in view.summary.text() and "3 numeric conflicts" in view.summary.text()
     assert view.conflicts.rowCount() == 3 and view.synonyms.rowCount() >= 4
     assert "Garibaldi" in " ".join(view.conflicts.item(r, 0).text() for r in range(3))
     view.synonyms.item(0, 0).setCheckState(Qt.CheckState.Checked)

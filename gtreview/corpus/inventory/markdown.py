@@ -4,6 +4,7 @@ section with the method that produced it."""
 
 from __future__ import annotations
 
+from gtreview.core.wording import plural
 from gtreview.corpus.inventory.models import CorpusInventory, Term
 
 SHOWN_TERMS = 25
@@ -32,9 +33,9 @@ def inventory_to_markdown(inventory: CorpusInventory) -> str:
     """The whole inventory as one Markdown document."""
     out: list[str] = ["# Corpus inventory", ""]
     out.append(
-        f"{inventory.documents} documents; {len(inventory.duplicates)} duplicated passages, "
-        f"{len(inventory.variants)} variant-name clusters, {len(inventory.conflicts)} numeric conflicts, "
-        f"{len(inventory.thin_areas)} thin areas. All findings are heuristic proposals to check against the text."
+        f"{plural(inventory.documents, 'document')}; {plural(len(inventory.duplicates), 'duplicated passage')}, "
+        f"{plural(len(inventory.variants), 'variant-name cluster')}, {plural(len(inventory.conflicts), 'numeric conflict')}, "
+        f"{plural(len(inventory.thin_areas), 'thin area')}. All findings are heuristic proposals to check against the text."
     )
     out.append("")
 

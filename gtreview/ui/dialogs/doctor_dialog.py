@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
 from sqlalchemy import Engine
 
 from gtreview.app.doctor import DoctorReport, check_local_inference
+from gtreview.core.wording import plural
 from gtreview.ui.ops import BackgroundJob, failure_message
 
 
@@ -64,7 +65,7 @@ class DoctorDialog(QDialog):
         self.report_view.setPlainText("\n".join(report.lines()))
         first = report.problems[0] if report.problems else ""
         self.status.setText(
-            "Local inference works here." if report.ok else f"{len(report.problems)} problem(s): {first}"
+            "Local inference works here." if report.ok else f"{plural(len(report.problems), 'problem')}: {first}"
         )
 
     def _failed(self, error: BaseException) -> None:

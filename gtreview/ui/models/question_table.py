@@ -7,6 +7,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from gtreview.app.review import QuestionRow
+from gtreview.core.review_flow import status_words
+from gtreview.core.wording import noun, plural
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -73,7 +75,10 @@ class QuestionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 5 and row.unresolved:
-            return f"{row.unresolved} evidence locator(s) do not resolve in the corpus (an error until fixed or approved with a reason)"
+            said = f"{plural(row.unresolved, 'evidence locator')} {noun(row.unresolved, 'does', 'do')} not resolve"
+            if row.waived:  # the approval recorded why: shown as warnings, with the reason in the finding
+                return f"{said} in the corpus; approved over with a recorded reason (see the findings)"
+            return f"{said} in the corpus (an error until fixed or approved with a reason)"
         if role == SORT_ROLE:
             return _sort_key(row, column)
         if role == Qt.ItemDataRole.ToolTipRole and column == 7:
@@ -110,7 +115,7 @@ def _display(row: QuestionRow, column: int) -> Any:
         case 3:
             return row.difficulty
         case 4:
-            return row.review_status.value.replace("_", " ")
+            return status_words(row.review_status)
         case 5:
             return row.errors
         case 6:

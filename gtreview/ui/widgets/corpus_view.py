@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from gtreview.app.corpus_review import inventory_to_markdown
+from gtreview.core.wording import plural
 from gtreview.corpus.inventory import CorpusInventory
 from gtreview.ui.widgets.labels import never_widens
 
@@ -53,9 +54,9 @@ class CorpusView(QWidget):
     def show_inventory(self, inventory: CorpusInventory) -> None:
         self.inventory = inventory
         self.summary.setText(
-            f"{inventory.documents} documents · {len(inventory.duplicates)} duplicated passages · "
-            f"{len(inventory.variants)} variant families · {len(inventory.conflicts)} numeric conflicts · "
-            f"{len(inventory.thin_areas)} thin areas"
+            f"{plural(inventory.documents, 'document')} · {plural(len(inventory.duplicates), 'duplicated passage')} · "
+            f"{plural(len(inventory.variants), 'variant family')} · {plural(len(inventory.conflicts), 'numeric conflict')} · "
+            f"{plural(len(inventory.thin_areas), 'thin area')}"
         )
         self.report.setMarkdown(inventory_to_markdown(inventory))
         self.synonyms.blockSignals(True)

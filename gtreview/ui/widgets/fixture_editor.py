@@ -39,6 +39,8 @@ from gtreview.ui.widgets import html
 from gtreview.ui.widgets.fields import PlainTextField, findings_label
 
 NOT_JUDGED = "not judged yet"
+UNSCORED = "unscored"  # judged, and the judge broke its contract: no awards to show
+GATE = {True: "gate pass", False: "gate fail"}
 
 
 class FixtureEditor(QWidget):
@@ -200,7 +202,13 @@ class FixtureEditor(QWidget):
         check = self._checks.get(str(fixture.get("fixture_id")))
         self.awards.setRowCount(len(components))
         for position, (cid, points) in enumerate(components):
-            judged = NOT_JUDGED if check is None or check.judged_total is None else check.judged_awards.get(cid, 0)
+            judged = (
+                NOT_JUDGED
+                if check is None
+                else UNSCORED
+                if check.judged_total is None
+                else check.judged_awards.get(cid, 0)
+            )
             for column, value in enumerate((cid, points, awarded.get(cid, 0), judged)):
                 item = QTableWidgetItem("" if value is None else str(value))
                 if column != 2:
@@ -211,13 +219,12 @@ class FixtureEditor(QWidget):
         award_sum = sum(v for v in awarded.values() if isinstance(v, int))
         verdict = ""
         if check is not None:
-            judged_gate = (
-                "unscored"
-                if check.judged_gate_passed is None
-                else ("gate pass" if check.judged_gate_passed else "gate fail")
-            )
             outcome = "reproduced" if check.reproduced else f"NOT reproduced: {check.reason}"
-            verdict = f" · judged by {self._judge}: {judged_gate}, total {check.judged_total} — {outcome}"
+            if check.judged_total is None:  # the judge broke its contract: no gate, no total
+                verdict = f" · judged by {self._judge}: {UNSCORED} — {outcome}"
+            else:
+                gate = "unknown gate" if check.judged_gate_passed is None else GATE[check.judged_gate_passed]
+                verdict = f" · judged by {self._judge}: {gate}, total {check.judged_total} — {outcome}"
         self.sum_label.setText(f"awards sum to {award_sum}{verdict}")
         self._loading = False
 

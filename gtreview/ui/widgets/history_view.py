@@ -165,3 +165,26 @@ def change_requests_html(entries: list[HistoryEntry]) -> str:
         f"<div style='background: {c.gate_back}; border: 1px solid {c.gate_border}; color: {c.text}; padding: 6px'>"
         f"<b style='color: {c.warning}'>Changes requested</b>{rows}</div>"
     )
+
+
+def retirement(entries: list[HistoryEntry], status: ReviewStatus) -> str:
+    """Who retired the question, when and why, in one line ("" unless it is retired)."""
+    if status is not ReviewStatus.RETIRED:
+        return ""
+    entry = next((e for e in reversed(entries) if e.action == ReviewStatus.RETIRED.value), None)
+    if entry is None:
+        return "Retired (no record of who retired it)."
+    return f"Retired by {entry.actor} on {entry.at:%Y-%m-%d %H:%M}: {entry.comment}"
+
+
+def retirement_html(entries: list[HistoryEntry], status: ReviewStatus) -> str:
+    """The retirement above the question, as the change requests are shown."""
+    said = retirement(entries, status)
+    if not said:
+        return ""
+    c = colours()
+    return (
+        f"<div style='background: {c.gate_back}; border: 1px solid {c.gate_border}; color: {c.text}; padding: 6px'>"
+        f"<b>{escape(said)}</b><br>A retired question stays as it was retired: it is left out of the set and "
+        "cannot be edited or reviewed again.</div>"
+    )

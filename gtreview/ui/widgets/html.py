@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QTextBrowser, QWidget
 
 from gtreview.core.corpus import LocatorResolution, PageText, ParsedDocument
 from gtreview.core.findings import Finding
+from gtreview.core.review_flow import status_words
 from gtreview.core.rubric import Question, variant_rule_text
 
 _AMBER, _YELLOW, _RED_LIGHT, _RED_DARK, _WARN_LIGHT, _WARN_DARK = (
@@ -196,7 +197,7 @@ def question_html(
     parts = [style(), f"<h2>{escape(question.id)} · {escape(question.title or '')}</h2>"]
     parts.append(
         f"<p class='meta'>Section {escape(question.section or '-')} · {escape(question.difficulty or '-')} · "
-        f"{escape(question.type or '')} · status <b>{escape(status)}</b> · version {version}</p>"
+        f"{escape(question.type or '')} · status <b>{escape(status_words(status))}</b> · version {version}</p>"
     )
     parts.append(paraphrase_html(question, paraphrases))
     parts.append(f"<h3>Question</h3><p>{escape(question.question or '')}</p>")

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QLabel,
     QLineEdit,
     QScrollArea,
     QSpinBox,
@@ -54,12 +55,27 @@ class QuestionEditor(QScrollArea):
 
         body = QWidget()
         self._layout = QVBoxLayout(body)
+        # why the fields cannot be edited (a retired question): readable, not greyed with them
+        self.locked_notice = QLabel(wordWrap=True)
+        self.locked_notice.setVisible(False)
+        self._layout.addWidget(self.locked_notice)
         self.general_findings = findings_label()
         self._layout.addWidget(self.general_findings)
         self._build()
         self._layout.addStretch(1)
         self.setWidget(body)
         self._undo_keys = route_undo_keys(body)
+
+    def set_locked(self, why: str) -> None:
+        """Fields editable (``why`` empty), or read-only with ``why`` said above them."""
+        self.setEnabled(True)
+        self.locked_notice.setText(why)
+        self.locked_notice.setVisible(bool(why))
+        for position in range(self._layout.count()):
+            item = self._layout.itemAt(position)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget is not self.locked_notice:
+                widget.setEnabled(not why)
 
     # -- construction -------------------------------------------------------
     def _group(self, title: str) -> QFormLayout:

@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gtreview.core.wording import plural
 from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
-from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
-from gtreview.results.loader import PairResult, RunResults, SampleResult, SampleStatus
+from gtreview.results.analysis import KIND_NAMES, RunAnalysis
+from gtreview.results.loader import RunResults, SampleResult
 from gtreview.results.noise_text import noise_text
-from gtreview.ui.models.sample_table import gate_text, sample_number, score_text, status_text
 from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel, never_widens
@@ -42,6 +42,7 @@ from gtreview.ui.widgets.noise_view import NoiseView
 from gtreview.ui.widgets.paraphrase_view import ParaphraseView
 from gtreview.ui.widgets.plot_style import COLOURS, style_plot, themed_legend
 from gtreview.ui.widgets.reading_view import ReadingView
+from gtreview.ui.widgets.results_html import pair_note, sample_detail_html, sample_html
 from gtreview.ui.widgets.sample_table import SampleTable
 
 KINDS = ("gate", "binary", "reasoning")
@@ -77,9 +78,7 @@ class ResultsView(QWidget):
         self.judge_gate.setVisible(False)
         self.gated = True
         self.leaderboard = QTableWidget(0, 5)
-        self.leaderboard.setHorizontalHeaderLabels(
-            ["Run", "Model", "Mean /10 [95% CI]", "Errors / unscored", "vs base"]
-        )
+        self.leaderboard.setHorizontalHeaderLabels(["Run", "Model", "Mean /10 [95% CI]", "vs base", "Samples"])
         self.leaderboard.horizontalHeader().setStretchLastSection(True)
         self.leaderboard.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.distribution = _plot("Score distribution")
@@ -334,7 +333,9 @@ class ResultsView(QWidget):
         self, x: Any, y: Any, qids: list[str], brush: str, tip: Callable[[float, float, str], str]
     ) -> None:
         """One point per question on the scatter: hover names it, a click opens it."""
-        points = pg.ScatterPlotItem(x=x, y=y, data=qids, size=9, brush=brush, hoverable=True, tip=tip)
+        points = pg.ScatterPlotItem(  # pyqtgraph calls the tip with keywords: x=, y=, data=
+            x=x, y=y, data=qids, size=9, brush=brush, hoverable=True, tip=lambda x, y, data: tip(x, y, str(data))
+        )
         points.sigClicked.connect(lambda _item, spots, _event=None: self._clicked(spots))
         self.scatter.addItem(points)
         self.scatter_items.append(points)
@@ -406,7 +407,7 @@ class ResultsView(QWidget):
                         brush=None,
                         hoverable=True,
                         tip=lambda x, y, data, n=pw.n_inconsistent, label=finetune.label: (
-                            f"{label}: {n} pair(s) judged differently in the two orders"
+                            f"{label}: {plural(n, 'pair')} judged differently in the two orders"
                         ),
                     )
                 )
@@ -432,8 +433,8 @@ class ResultsView(QWidget):
                 sample = next(
                     (s for s in results.samples if s.model == model and s.qid == qid and s.sample_index == k), None
                 )
-                cells.append(f"<td valign=top width='{100 // len(results.models)}%'>{_sample_html(model, sample)}</td>")
-            pair_notes = [_pair_note(p) for p in results.pairs if p.qid == qid and p.sample_index == k]
+                cells.append(f"<td valign=top width='{100 // len(results.models)}%'>{sample_html(model, sample)}</td>")
+            pair_notes = [pair_note(p) for p in results.pairs if p.qid == qid and p.sample_index == k]
             parts.append(
                 f"<h4>Sample {k + 1}</h4><table border=1 cellpadding=4 cellspacing=0 width='100%'><tr>{''.join(cells)}</tr></table>"
             )
@@ -456,90 +457,3 @@ class ResultsView(QWidget):
         if results is None:
             return
         self.comparison.setHtml(sample_detail_html(results, sample))
-
-
-def _pair_note(pair: PairResult) -> str:
-    order = " <span class='warn'>◇ the two orders disagree</span>" if pair.inconsistent else ""
-    settled = " (settled by an expert)" if pair.adjudicated else ""
-    return (
-        f"{escape(pair.finetune)} vs {escape(pair.base)}: <b>{escape(pair.label or 'not judged')}</b>{settled}{order} "
-        f"{escape(pair.reason_normal)}"
-    )
-
-
-def sample_detail_html(results: RunResults, sample: SampleResult) -> str:
-    question = next((q for q in results.every_question() if q.id == sample.qid), None)
-    points = {c.id: c.points for c in question.components} if question is not None else {}
-    rows = "".join(
-        f"<tr><th>{escape(cid)}</th><td>{value}{'/' + escape(str(points[cid])) if cid in points else ''}</td>"
-        f"<td>{escape(sample.reasons.get(cid, ''))}</td></tr>"
-        for cid, value in sample.awards.items()
-    )
-    settled = (
-        f" <span class='meta'>(settled by an expert; the judge gave {fmt(sample.judge_total, 0)})</span>"
-        if sample.adjudicated
-        else ""
-    )
-    problem = escape(sample.error or sample.unscored_reason)
-    gate_reason = f"<p><b>Gate:</b> {escape(sample.gate_reason)}</p>" if sample.gate_reason else ""
-    adjustments = (
-        "<p class='meta'>Adjustments: " + escape("; ".join(sample.adjustments)) + "</p>" if sample.adjustments else ""
-    )
-    pairs = [
-        _pair_note(p)
-        for p in results.every_pair()
-        if p.qid == sample.qid and p.sample_index == sample.sample_index and sample.model in (p.finetune, p.base)
-    ]
-    return "".join(
-        [
-            style(),
-            f"<h3>{escape(sample.qid)} · {escape(question.title or '') if question else ''}</h3>",
-            f"<p class='meta'>{escape(question.question or '') if question else ''}</p>",
-            f"<h4>{escape(sample.model)} — sample {sample_number(sample)} — {escape(status_text(sample))}</h4>",
-            f"<p>Score <b>{escape(score_text(sample))}</b> / 10 · gate <b>{escape(gate_text(sample))}</b>{settled}</p>",
-            f"<p class='err'>{problem}</p>" if problem else "",
-            gate_reason,
-            f"<h3>Verdicts</h3><table><tr><th>Component</th><th>Awarded</th><th>The judge's reason</th></tr>{rows}</table>"
-            if rows
-            else "",
-            adjustments,
-            "<h3>Pairwise</h3><p>" + "<br>".join(pairs) + "</p>" if pairs else "",
-            "<h3>Answer</h3>",
-            f"<p style='white-space: pre-wrap'>{escape(sample.answer_clean or sample.answer_raw) or '<i>no answer</i>'}</p>",
-        ]
-    )
-
-
-def _sample_html(model: str, sample: SampleResult | None) -> str:
-    if sample is None:
-        return f"<b>{escape(model)}</b><br><i>no answer</i>"
-    head = f"<b>{escape(model)}</b> — {sample.status.value}"
-    if sample.status is SampleStatus.SCORED:
-        head += f", total <b>{fmt(sample.total, 0)}</b>, gate {'passed' if sample.gate_passed else 'failed'}"
-    awards = "".join(
-        f"<li>{escape(cid)}: {value} — {escape(sample.reasons.get(cid, ''))}</li>"
-        for cid, value in sample.awards.items()
-    )
-    problem = escape(sample.error or sample.unscored_reason)
-    shown = f"<span class='err'>{problem}</span><br>" if problem else ""
-    return f"{head}<br>{shown}<p>{escape(sample.answer_clean or sample.answer_raw)[:3000]}</p><ul>{awards}</ul>"
-
-
-def leaderboard_rows(entries: list[tuple[RunResults, RunAnalysis]]) -> list[list[str]]:
-    rows = []
-    for results, analysis in entries:
-        differences = {f.label: f for f in analysis.finetunes}
-        for model in analysis.models:
-            versus = differences.get(model.label)
-            rows.append(
-                [
-                    f"{results.run_id}: {results.name}",
-                    model.label,
-                    f"{fmt(model.summary.mean)} {fmt_ci(model.summary)}",
-                    f"{model.counts.get('error', 0)} / {model.counts.get('unscored', 0)}",
-                    "base"
-                    if versus is None
-                    else f"{fmt(versus.difference.mean_difference)} {fmt_ci(versus.difference)} {versus.difference.verdict}",
-                ]
-            )
-    return sorted(rows, key=lambda row: -float(row[2].split()[0]) if row[2].split()[0] not in ("–",) else 0.0)

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.app.editing import save_content
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding
 from gtreview.core.paraphrases import brought_up_to_date, new_paraphrase, next_paraphrase_id, same_wording
@@ -33,6 +34,10 @@ class ParaphraseAdded(BaseModel):
     qid: str
     original: str
     findings: list[Finding]
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges(sets=frozenset({self.set_id}))
 
 
 class ParaphraseUpdate(BaseModel):

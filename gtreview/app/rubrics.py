@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 
 from gtreview.app.review import EvidenceCheck, check_rubric_evidence, checks_locators, corpus_index
 from gtreview.app.rubric_files import RubricFileError, RubricSource
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.corpus.locators import CorpusIndex
@@ -72,6 +73,10 @@ class RubricImport(BaseModel):
         unresolved = len(self.locators.unresolved)
         of_them = f" ({unresolved} of them evidence locators the corpus does not resolve)" if unresolved else ""
         return f"{self.errors + unresolved} errors{of_them}, {self.warnings} warnings"
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges(sets=frozenset({self.set_id}))
 
 
 class RubricExport(BaseModel):

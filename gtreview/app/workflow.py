@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 
 from gtreview.app.question_calibration import approval_requires_calibration, latest_calibration
 from gtreview.app.review import checks_locators, corpus_index, original_of, resolve_evidence
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding, count_errors
 from gtreview.core.jsonmodel import canonical_hash
@@ -58,6 +59,10 @@ class ReviewChange(BaseModel):
     before: ReviewStatus
     after: ReviewStatus
     version: int
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges.of_questions(self.set_id, self.qid)
 
 
 class UnresolvedEvidence(WorkflowError):

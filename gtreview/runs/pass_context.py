@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import Cancelled
 from gtreview.inference.backend import (
     CompletionBackend,
@@ -82,6 +83,10 @@ class PassResult(BaseModel):
     unscored: int = 0
     pairs: int = 0
     model_calls: int = 0
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges(runs=frozenset({self.run_id}))
 
 
 Progress = Callable[[PassEvent], None]

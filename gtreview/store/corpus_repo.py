@@ -13,6 +13,7 @@ from sqlalchemy import insert as sa_insert
 from sqlmodel import Session, SQLModel, col, select
 
 from gtreview.core import corpus as model
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.store import tables
 from gtreview.store.db import write_session
@@ -25,6 +26,10 @@ class DocumentConflictError(UserError, ValueError):
 class CorpusImportReport(BaseModel):
     added: list[str] = Field(default_factory=list)
     unchanged: list[str] = Field(default_factory=list)
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges(corpus=bool(self.added))
 
 
 # One import transaction writes at most this many child rows (pages, passages, table

@@ -23,7 +23,7 @@ from gtreview.app.rubrics import RubricImport, import_rubric
 from gtreview.runs.plan import PassConfig
 from gtreview.ui.dialogs.new_folder import ask_new_folder, unused
 from gtreview.ui.dialogs.preferences import signing_key
-from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, failure_message, notify
+from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, failure_message, notify
 
 RUNS_POLL_MS = 3000  # how often the runs are re-read while the Runs page is shown or a pass runs
 CORPUS_FILTER = "Corpus files (*.pdf *.txt *.md *.csv);;All files (*)"
@@ -157,9 +157,8 @@ class FlowMixin:
 
         relay.advanced.connect(advance)
 
-        def work() -> OpResult[CorpusImportReport]:
-            report = import_corpus(engine, paths, progress=relay.advanced.emit)
-            return OpResult(report, OpChanges(corpus=bool(report.added)))
+        def work() -> CorpusImportReport:
+            return import_corpus(engine, paths, progress=relay.advanced.emit)
 
         def finish() -> None:
             progress.reset()
@@ -167,9 +166,8 @@ class FlowMixin:
             progress.deleteLater()
             relay.deleteLater()
 
-        def done(outcome: OpResult[CorpusImportReport]) -> None:
+        def done(report: CorpusImportReport) -> None:
             finish()
-            report = outcome.value
             notify(
                 widget,
                 f"Imported {len(report.added)} documents ({len(report.unchanged)} already in the project)."
@@ -197,12 +195,10 @@ class FlowMixin:
         engine, widget, actor = self.project.engine, self._flow_widget, self.reviewer_name()
         notify(widget, f"Importing {path.name}…", "info")
 
-        def work() -> OpResult[RubricImport]:
-            imported = import_rubric(engine, read_rubric_source(path), actor=actor, as_new=as_new)
-            return OpResult(imported, OpChanges(sets=frozenset({imported.set_id})))
+        def work() -> RubricImport:
+            return import_rubric(engine, read_rubric_source(path), actor=actor, as_new=as_new)
 
-        def done(outcome: OpResult[RubricImport]) -> None:
-            imported = outcome.value
+        def done(imported: RubricImport) -> None:
             if imported.already_in_project:
                 notify(widget, f"{path.name} is already in the project as set {imported.set_id}; nothing was added.")
                 self.open_set(imported.set_id)

@@ -39,8 +39,8 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QThread, QThreadPool, Signal, Slot
 
+from gtreview.core.changes import OpChanges, OpResult, changes_of
 from gtreview.core.errors import Cancelled, UserError, one_line
-from gtreview.ui.changes import OpChanges, OpResult, changes_of
 from gtreview.ui.gui_thread import install_gui_thread_first, remove_gui_thread_first, watch_work
 
 log = logging.getLogger("gtreview.ui.ops")

@@ -99,12 +99,10 @@ class ParaphraseController(QObject):
     def _add(self, set_id: int, qid: str, wording: str) -> None:
         engine, author = self.project.engine, self.reviewer()
 
-        def add() -> OpResult[paraphrases.ParaphraseAdded]:
-            added = paraphrases.add_paraphrase(engine, set_id, qid, wording, author=author)
-            return OpResult(added, OpChanges(sets=frozenset({set_id})))
+        def add() -> paraphrases.ParaphraseAdded:
+            return paraphrases.add_paraphrase(engine, set_id, qid, wording, author=author)
 
-        def done(result: OpResult[paraphrases.ParaphraseAdded]) -> None:
-            added = result.value
+        def done(added: paraphrases.ParaphraseAdded) -> None:
             self.questions.expect(set_id, added.qid)  # the set is read again with it selected
             notify(self, f"Added {added.qid}, a draft paraphrase of {qid} with its rubric.", "success")
 

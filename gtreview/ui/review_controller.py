@@ -154,13 +154,12 @@ class ReviewController(QObject):
         before = self._prepare() if refusals is None else refusals
         reviewer, edits = self.reviewer(), self.edits
 
-        def act() -> OpResult[workflow.ReviewChange]:
+        def act() -> workflow.ReviewChange:
             if edits is not None and edits.refusals != before:  # set on the GUI thread before this ran
                 raise workflow.WorkflowError("an edit just made was not saved; check the field and try again")
-            change = action(set_id, qid)
-            return OpResult(change, OpChanges.of_questions(change.set_id, change.qid))
+            return action(set_id, qid)
 
-        def done(_change: OpResult[workflow.ReviewChange]) -> None:
+        def done(_change: workflow.ReviewChange) -> None:
             notify(self, f"{qid}: {DONE.get(verb, verb)} by {reviewer}." + (self._seal() if seal else ""), "success")
             if then is not None:
                 then(set_id, qid)

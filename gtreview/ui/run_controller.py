@@ -14,7 +14,7 @@ from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.passes import PassCancelled, PassEvent, PassResult, ResumablePass, resumable_pass, run_benchmark_pass
 from gtreview.app.projects import Project
 from gtreview.runs.plan import PassConfig
-from gtreview.ui.ops import BackgroundJob, OpChanges, OpResult, QueryOp, failure_kind, failure_message, notify
+from gtreview.ui.ops import BackgroundJob, QueryOp, failure_kind, failure_message, notify
 
 
 def ask_to_stop_pass(parent: QWidget | None) -> bool:
@@ -52,8 +52,8 @@ class RunController(QObject):
             return False
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
 
-        def work() -> OpResult[PassResult]:
-            result = run_benchmark_pass(
+        def work() -> PassResult:
+            return run_benchmark_pass(
                 engine,
                 config,
                 set_id=set_id,
@@ -62,11 +62,9 @@ class RunController(QObject):
                 progress=self.progressed.emit,
                 cancel=cancel,
             )
-            return OpResult(result, OpChanges(runs=frozenset({result.run_id})))
 
-        def done(outcome: OpResult[PassResult]) -> None:
+        def done(result: PassResult) -> None:
             self._cancel = None
-            result = outcome.value
             said = (
                 f"Run {result.run_id} finished: {result.generated} answers, {result.generation_errors} errors, "
                 f"{result.judged} judged, {result.unscored} unscored, {result.pairs} pairs."

@@ -1,12 +1,14 @@
-"""What an operation changed: the value a change hands back so views refresh only that.
+"""What an intent changed: the value a change hands back so views refresh only that.
 
-Plain frozen data, no Qt: ids, never rows or sessions, so it crosses threads freely.
+Plain frozen data, no Qt: ids, never rows or sessions, so it crosses threads freely. An
+intent's result says what it changed itself (a ``changes`` property, see
+:class:`Changing`), so the GUI passes it on and never works it out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
 
@@ -52,12 +54,20 @@ class OpResult(Generic[T]):
     changes: OpChanges = field(default_factory=OpChanges)
 
 
+@runtime_checkable
+class Changing(Protocol):
+    """A result that says what its intent changed."""
+
+    @property
+    def changes(self) -> OpChanges: ...
+
+
 def changes_of(result: object) -> OpChanges:
     if isinstance(result, OpChanges):
         return result
-    if isinstance(result, OpResult):
+    if isinstance(result, (OpResult, Changing)):
         return result.changes
     return OpChanges()
 
 
-__all__ = ["OpChanges", "OpResult", "changes_of"]
+__all__ = ["Changing", "OpChanges", "OpResult", "changes_of"]

@@ -10,9 +10,10 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.core.errors import UserError
-from gtreview.store import sets_repo
+from gtreview.store import sets_repo, tables
 
 
 class HistoryEntry(BaseModel):
@@ -29,6 +30,7 @@ class HistoryEntry(BaseModel):
 class SignoffInfo(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
+    id: int  # the project's, for a window to name it; ``number`` counts within the set
     number: int
     content_hash: str
     question_count: int
@@ -47,6 +49,15 @@ def history(engine: Engine, set_id: int, qid: str) -> list[HistoryEntry]:
 
 def signoffs(engine: Engine, set_id: int) -> list[SignoffInfo]:
     return [SignoffInfo.model_validate(record) for record in sets_repo.list_signoffs(engine, set_id)]
+
+
+def signoff_by_id(engine: Engine, signoff_id: int) -> tuple[int, SignoffInfo]:
+    """The set a sign-off belongs to, and the sign-off."""
+    with Session(engine) as session:
+        record = session.get(tables.SetSignoff, signoff_id)
+        if record is None:
+            raise NoSuchSignoff(f"this project has no sign-off with id {signoff_id}")
+        return record.set_id, SignoffInfo.model_validate(record)
 
 
 def signed_rubric_text(engine: Engine, set_id: int, number: int) -> str:

@@ -135,9 +135,9 @@ def verdict_html(report: VerifyReport) -> str:
             who += f", a key trusted as {report.trusted_as}"
         head = f"<h3>VALID</h3><p>{escape(who)}; {escape(report.set_name or '')}, sign-off {report.signoff_number}</p>"
     elif not report.readable:
-        head = "<h3 class='err'>INVALID</h3><p>The bundle cannot be read:</p>"
+        head = "<h3><span class='err'>INVALID</span></h3><p>The bundle cannot be read:</p>"
     else:
-        head = f"<h3 class='err'>INVALID ({len(report.problems)} problems)</h3>"
+        head = f"<h3><span class='err'>INVALID ({len(report.problems)} problems)</span></h3>"
     reasons = "".join(f"<li class='err'>{escape(p.one_line())}</li>" for p in report.problems)
     notes = "".join(f"<li>note: {escape(w)}</li>" for w in report.warnings)
     return head + (f"<ul>{reasons}{notes}</ul>" if reasons or notes else "")

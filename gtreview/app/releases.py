@@ -5,16 +5,21 @@ rubric, its grading guide, the questions without their answers, and the sign-off
 hashed in a manifest signed with the reviewer's Ed25519 key. Keys live per user, the
 private half never leaves the key folder. The preferences dialog and ``gtreview keys``
 manage the same keys through these functions.
+
+Each bundle written from a project is recorded in it (where it went, from which
+sign-off, who signed it and when), so the window lists a sign-off's bundles, opens their
+folders and verifies them with the function ``gtreview release verify`` calls.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
-from gtreview.report.release import ReleaseInfo, VerifyReport, create_release, verify_release
+from gtreview.app.review import set_name
+from gtreview.report.release import MANIFEST, Manifest, ReleaseInfo, VerifyReport, create_release, verify_release
 from gtreview.report.signing import (
     ReviewerKey,
     add_trusted_key,
@@ -26,6 +31,9 @@ from gtreview.report.signing import (
     read_trusted_keys,
     resolve_signing_key,
 )
+from gtreview.store.db import reading
+from gtreview.store.sets import SignoffInfo, signoff_by_id
+from gtreview.store.settings_repo import PUBLISHED_RELEASES, append_to_setting, get_setting
 
 
 class TrustedKey(BaseModel):
@@ -66,7 +74,56 @@ def create_release_bundle(
     info = create_release(engine, set_id, signoff_number=signoff, reviewer_key=signing_key, out_dir=out_dir)
     if project_folder is not None:
         add_trusted_key(signing_key.public_key, signing_key.name, project_trusted_keys_file(project_folder))
+    manifest = Manifest.model_validate_json((info.folder / MANIFEST).read_bytes())
+    published = PublishedRelease(set_id=set_id, created_at=manifest.created_at, **info.model_dump(exclude={"files"}))
+    append_to_setting(engine, PUBLISHED_RELEASES, published.model_dump(mode="json"))
     return info
+
+
+class PublishedRelease(BaseModel):
+    """A bundle written from this project, as it was written (the folder may have moved since)."""
+
+    folder: Path
+    set_id: int
+    set_name: str
+    signoff_number: int
+    content_hash: str
+    question_count: int
+    signer: str
+    fingerprint: str
+    created_at: str  # the manifest's, ISO 8601 in UTC
+
+
+class SignoffRelease(BaseModel):
+    """A sign-off and the bundles published from it, newest first."""
+
+    set_id: int
+    set_name: str
+    signoff: SignoffInfo
+    bundles: list[PublishedRelease]
+
+
+def published_releases(engine: Engine) -> list[PublishedRelease]:
+    """Every bundle written from the project, oldest first (an entry that cannot be read is left out)."""
+    found = []
+    for entry in get_setting(engine, PUBLISHED_RELEASES, []) or []:
+        try:
+            found.append(PublishedRelease.model_validate(entry))
+        except ValidationError:
+            continue  # written by another version
+    return found
+
+
+def signoff_release(engine: Engine, signoff_id: int) -> SignoffRelease:
+    """What the window shows of a release: the sign-off, its set and its bundles."""
+    with reading(engine) as session:
+        set_id, signoff = signoff_by_id(session, signoff_id)
+    bundles = [
+        bundle
+        for bundle in published_releases(engine)
+        if (bundle.set_id, bundle.signoff_number) == (set_id, signoff.number)
+    ]
+    return SignoffRelease(set_id=set_id, set_name=set_name(engine, set_id), signoff=signoff, bundles=bundles[::-1])
 
 
 PROJECT_TRUSTED_KEYS = "trusted_keys.txt"
@@ -121,14 +178,18 @@ def trust_public_key(
 
 __all__ = [
     "PROJECT_TRUSTED_KEYS",
+    "PublishedRelease",
     "ReleaseInfo",
     "ReviewerKey",
+    "SignoffRelease",
     "TrustedKey",
     "VerifyReport",
     "create_release_bundle",
     "create_reviewer_key",
     "project_trusted_keys_file",
+    "published_releases",
     "reviewer_keys",
+    "signoff_release",
     "trust_public_key",
     "trusted_keys",
     "verify_release_bundle",

@@ -24,9 +24,9 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from sqlalchemy import Engine
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from gtreview.core.statuses import GenerationStatus
 from gtreview.core.statuses import RecordKind as RecordKind  # re-exported: the store's read models carry them
@@ -34,27 +34,17 @@ from gtreview.core.statuses import RunSource as RunSource
 from gtreview.core.statuses import RunStatus as RunStatus
 from gtreview.store import tables
 from gtreview.store.db import write_session
+from gtreview.store.run_listing import INTERRUPTED as INTERRUPTED  # re-exported: the runs list's values
+from gtreview.store.run_listing import RECORD_TABLES, is_live
+from gtreview.store.run_listing import RunSummary as RunSummary
+from gtreview.store.run_listing import displayed_status as displayed_status
+from gtreview.store.run_listing import list_runs as list_runs
 from gtreview.store.run_owners import HEARTBEAT_S as HEARTBEAT_S  # re-exported: callers name them here
 from gtreview.store.run_owners import STALE_AFTER_S as STALE_AFTER_S
 from gtreview.store.run_owners import RunBusyError as RunBusyError
 from gtreview.store.run_owners import hold, release
 from gtreview.store.run_owners import owner_alive as owner_alive
 from gtreview.store.run_owners import process_owner as process_owner
-
-INTERRUPTED = "stopped (interrupted)"
-
-
-_TABLES: dict[RecordKind, type[tables.Generation] | type[tables.Judgement] | type[tables.PairJudgement]] = {
-    RecordKind.GENERATION: tables.Generation,
-    RecordKind.JUDGEMENT: tables.Judgement,
-    RecordKind.PAIR: tables.PairJudgement,
-}
-
-
-def displayed_status(status: RunStatus, live: bool) -> str:
-    """The status as every view shows it (the runs list, the results view, the CLI, the
-    report): a ``running`` run that no live process holds was interrupted (killed, crashed)."""
-    return INTERRUPTED if status is RunStatus.RUNNING and not live else status.value
 
 
 class RunRow(BaseModel):
@@ -68,69 +58,6 @@ class RunRow(BaseModel):
     rubric_hash: str
     config: dict[str, Any]
     live: bool = False  # running, and a live process holds it
-
-
-class RunSummary(BaseModel):
-    """A run and how many records it uses (its own and the reused ones)."""
-
-    id: int
-    name: str
-    source: RunSource
-    status: RunStatus
-    set_id: int | None
-    generations: int
-    judgements: int
-    pairs: int
-    owner: str | None = None
-    live: bool = False  # running, and a live process holds it
-    started_at: datetime | None = None
-    last_written_at: datetime | None = None  # its last record of its own: where a finished pass ended
-    models: list[str] = Field(default_factory=list)  # the labels of the models it answers with
-    judge: str = ""
-
-    @property
-    def duration_s(self) -> float | None:
-        """From its start to its last record of its own (to now while it runs); None when unknown."""
-        if self.started_at is None:
-            return None
-        end = datetime.now(UTC) if self.live else self.last_written_at
-        return None if end is None else max(0.0, (_utc(end) - _utc(self.started_at)).total_seconds())
-
-    @property
-    def interrupted(self) -> bool:
-        """Stored as running, but no live process holds it (killed, crashed)."""
-        return self.status is RunStatus.RUNNING and not self.live
-
-    @property
-    def shown_status(self) -> str:
-        """The status as every view shows it: a dead ``running`` run is interrupted."""
-        return displayed_status(self.status, self.live)
-
-    @property
-    def resumable(self) -> bool:
-        return self.source is RunSource.PASS and (self.status is RunStatus.STOPPED or self.interrupted)
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)  # SQLite keeps no zone
-
-
-def _who(config_json: str) -> tuple[list[str], str]:
-    """The model labels and the judge a run names in its configuration (untyped here)."""
-    try:
-        config = json.loads(config_json or "{}")
-    except ValueError:
-        return [], ""
-    asked = config.get("pass") or {}
-    if isinstance(asked, dict) and asked.get("models"):
-        labels = [str(m.get("label", "?")) for m in asked["models"] if isinstance(m, dict)]
-        return labels, str(asked.get("judge") or "")
-    harness = config.get("harness") or {}
-    return ([str(label) for label in harness.get("labels") or []], "") if isinstance(harness, dict) else ([], "")
-
-
-def _live(run: tables.Run) -> bool:
-    return run.status == RunStatus.RUNNING.value and owner_alive(run.owner, run.heartbeat_at)
 
 
 def _claim(run: tables.Run) -> None:
@@ -176,7 +103,7 @@ def find_or_create_run(
         for run in session.exec(select(tables.Run).where(col(tables.Run.rubric_hash) == rubric_hash)):
             if json.loads(run.config_json).get("config_hash") == config_hash:
                 assert run.id is not None
-                if _live(run) and run.owner != process_owner():
+                if is_live(run) and run.owner != process_owner():
                     raise RunBusyError(
                         f"run {run.id} is being run by process {run.owner}; wait for it or cancel it there"
                     )
@@ -266,7 +193,7 @@ def get_run(engine: Engine, run_id: int) -> RunRow | None:
             set_id=run.set_id,
             rubric_hash=run.rubric_hash,
             config=json.loads(run.config_json),
-            live=_live(run),
+            live=is_live(run),
         )
 
 
@@ -301,7 +228,7 @@ def forget_records(engine: Engine, keys: dict[RecordKind, set[str]]) -> int:
     with write_session(engine) as session:
         adjudicated = set(session.exec(select(tables.Adjudication.key)).all())
         for kind, wanted in keys.items():
-            model = _TABLES[kind]
+            model = RECORD_TABLES[kind]
             doomed = [k for k in wanted if k not in adjudicated]
             for start in range(0, len(doomed), 500):
                 chunk = doomed[start : start + 500]
@@ -345,7 +272,7 @@ def generations_by_keys(engine: Engine, keys: list[str]) -> list[tables.Generati
 
 
 def _kind_of(record: tables.Generation | tables.Judgement | tables.PairJudgement) -> RecordKind:
-    return next(kind for kind, model in _TABLES.items() if isinstance(record, model))
+    return next(kind for kind, model in RECORD_TABLES.items() if isinstance(record, model))
 
 
 def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Judgement | tables.PairJudgement]) -> int:
@@ -368,7 +295,7 @@ def add_records(engine: Engine, records: Sequence[tables.Generation | tables.Jud
 def link_records(engine: Engine, run_id: int, kind: RecordKind, keys: Iterable[str]) -> int:
     """Link the run to the stored records of these keys (reused ones); missing keys are skipped."""
     wanted = list(dict.fromkeys(keys))
-    model = _TABLES[kind]
+    model = RECORD_TABLES[kind]
     present: set[str] = set()
     with Session(engine) as session:
         for start in range(0, len(wanted), 500):
@@ -456,53 +383,12 @@ def planned_records(engine: Engine, run_id: int) -> list[PlannedRecord]:
         )
 
 
-def list_runs(engine: Engine) -> list[RunSummary]:
-    with Session(engine) as session:
-        runs = list(session.exec(select(tables.Run).order_by(col(tables.Run.id))))
-        counts: dict[tuple[int, str], int] = {}
-        for kind, model in _TABLES.items():  # stored records only: a planned link may wait for its record
-            for run_id, count in session.exec(
-                select(tables.RunRecord.run_id, func.count())
-                .join(model, col(model.key) == col(tables.RunRecord.key))
-                .where(col(tables.RunRecord.kind) == kind.value)
-                .group_by(col(tables.RunRecord.run_id))
-            ):
-                counts[(run_id, kind.value)] = count
-        written: dict[int, datetime] = {}
-        for model in _TABLES.values():
-            for run_id, last in session.exec(
-                select(model.run_id, func.max(model.created_at)).group_by(col(model.run_id))
-            ):
-                if last is not None and (run_id not in written or last > written[run_id]):
-                    written[run_id] = last
-        who = {run.id or 0: _who(run.config_json) for run in runs}
-        return [
-            RunSummary(
-                id=run.id or 0,
-                name=run.name,
-                source=RunSource(run.source),
-                status=RunStatus(run.status),
-                set_id=run.set_id,
-                generations=counts.get((run.id or 0, RecordKind.GENERATION.value), 0),
-                judgements=counts.get((run.id or 0, RecordKind.JUDGEMENT.value), 0),
-                pairs=counts.get((run.id or 0, RecordKind.PAIR.value), 0),
-                owner=run.owner,
-                live=_live(run),
-                started_at=_utc(run.created_at),
-                last_written_at=written.get(run.id or 0),
-                models=who[run.id or 0][0],
-                judge=who[run.id or 0][1],
-            )
-            for run in runs
-        ]
-
-
 _Record = TypeVar("_Record", tables.Generation, tables.Judgement, tables.PairJudgement)
 
 
 def _of_run(engine: Engine, model: type[_Record], run_id: int) -> list[_Record]:
     """The records linked to the run (its own and the reused ones), oldest first."""
-    kind = next(k for k, m in _TABLES.items() if m is model)
+    kind = next(k for k, m in RECORD_TABLES.items() if m is model)
     with Session(engine) as session:
         linked = select(tables.RunRecord.key).where(
             col(tables.RunRecord.run_id) == run_id, col(tables.RunRecord.kind) == kind.value

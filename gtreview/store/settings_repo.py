@@ -31,6 +31,21 @@ def set_setting(engine: Engine, key: str, value: Any) -> None:
         session.commit()
 
 
+def append_to_setting(engine: Engine, key: str, value: Any) -> None:
+    """Add ``value`` to the list kept under ``key``, under the write lock (two processes
+    adding at once both keep theirs)."""
+    with write_session(engine) as session:
+        row = session.get(ProjectSetting, key) or ProjectSetting(key=key, value_json="[]")
+        values = json.loads(row.value_json)
+        row.value_json = json.dumps([*(values if isinstance(values, list) else []), value])
+        session.add(row)
+        session.commit()
+
+
+# The signed release bundles written from the project (gtreview.app.releases): where each
+# went and what it holds, so the window shows and verifies them.
+PUBLISHED_RELEASES = "published_releases"
+
 # The analyst's membership split (globs over corpus document names: trained on / held
 # out), read by ``gtreview probe`` and the app (gtreview.app.membership).
 MEMBERSHIP_SPLIT = "membership_split"

@@ -262,11 +262,13 @@ class AdjudicationController(QObject):
             adj.save_grade(engine, run_id, item, grader=grader, gate_passed=gate, awards=awards, comment=comment)
             return OpChanges(adjudications=frozenset({run_id}))
 
+        def failed(error: BaseException) -> None:
+            self.grading_view.not_saved(item)  # kept as typed; Back reaches it
+            notify(self, f"Grade not saved: {failure_message(error)}", failure_kind(error))
+
         CollectionOp(self, save).success(
             lambda _changes: notify(self, f"Grade saved ({position} of {total}).", "success")
-        ).failure(
-            lambda error: notify(self, f"Grade not saved: {failure_message(error)}", failure_kind(error))
-        ).run_in_background(initiator=self)
+        ).failure(failed).run_in_background(initiator=self)
 
     # -- changes made elsewhere --------------------------------------------------------
     def on_changes(self, changes: OpChanges, initiator: object = None) -> None:

@@ -52,6 +52,7 @@ class FlowMixin:
     navigator: Any
     runs_view: Any
     run_controller: Any
+    releases: Any  # the release page's ReleaseController
     question_view: Any
     question_list: Any
     settings: Any
@@ -252,6 +253,7 @@ class FlowMixin:
         engine, target, folder = self.project.engine, out_dir, self.project.folder
 
         def done(info: ReleaseInfo) -> None:
+            self.releases.reload()  # the release page lists the new bundle
             notify(
                 widget,
                 f"Released {info.set_name} sign-off #{info.signoff_number} to {info.folder}, signed by {info.signer}.",

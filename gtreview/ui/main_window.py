@@ -6,7 +6,7 @@ import getpass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
@@ -35,6 +35,7 @@ from gtreview.ui.pages import PagesMixin
 from gtreview.ui.paraphrase_controller import ParaphraseController
 from gtreview.ui.project_index import SharedIndex
 from gtreview.ui.question_controller import QuestionController, ReviewWidgets
+from gtreview.ui.release_controller import ReleaseController
 from gtreview.ui.results_controller import ResultsController
 from gtreview.ui.review_controller import ReviewController, ask_comment_dialog
 from gtreview.ui.run_controller import RunController
@@ -49,6 +50,7 @@ from gtreview.ui.widgets.question_list import QuestionList
 from gtreview.ui.widgets.results_view import ResultsView
 from gtreview.ui.widgets.runs_view import RunsView
 from gtreview.ui.widgets.source_pane import SourcePane
+from gtreview.ui.window_layout import restore_layout, save_layout
 
 UNREVIEWED = AWAITING_APPROVAL  # the active questions not approved yet
 
@@ -129,6 +131,8 @@ class MainWindow(PagesMixin, QMainWindow):
         self.adjudication = AdjudicationController(project, self.index, self.reviewer_name, self)
         self.pages.addWidget(self.adjudication.queue_view)
         self.pages.addWidget(self.adjudication.grading_view)
+        self.releases = ReleaseController(project, self)
+        self.pages.addWidget(self.releases.view)
         self.main_splitter = self._splitter(Qt.Orientation.Horizontal, self.navigator, self.pages)
         self.work_splitter.setStretchFactor(1, 3)
         self.main_splitter.setStretchFactor(1, 4)
@@ -141,7 +145,7 @@ class MainWindow(PagesMixin, QMainWindow):
         )
         self.menu_actions = build_menus(self)
         self.controller.bind_actions(self.menu_actions, self.pages.currentChanged, self.questions.target_changed)
-        self._restore_layout()
+        restore_layout(self, self.settings, self._splitters())
         self.setWindowTitle(f"gtreview — {project.folder}")
         self._update_status()
         self.refresh()
@@ -156,6 +160,7 @@ class MainWindow(PagesMixin, QMainWindow):
         self.navigator.runs_selected.connect(self.show_runs)
         self.navigator.corpus_selected.connect(self.show_corpus)
         self.navigator.run_selected.connect(self.show_results)
+        self.navigator.release_selected.connect(self.show_release)
         self.corpus_view.synonym_toggled.connect(self.confirm_synonym)
         self.results.message.connect(notify)
         self.results.opened.connect(lambda _run: self.pages.setCurrentWidget(self.results_view))
@@ -367,17 +372,6 @@ class MainWindow(PagesMixin, QMainWindow):
         )
 
     # -- window state -------------------------------------------------------------
-    def _restore_layout(self) -> None:
-        geometry = self.settings.value("main_window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        size = self.settings.value("main_window/size")
-        self.resize(size if isinstance(size, QSize) else QSize(1500, 950))  # some platforms restore no size
-        for key, splitter in self._splitters().items():
-            state = self.settings.value(f"main_window/{key}")
-            if state is not None:
-                splitter.restoreState(state)
-
     def _splitters(self) -> dict[str, QSplitter]:
         return {
             "main_splitter": self.main_splitter,
@@ -398,8 +392,5 @@ class MainWindow(PagesMixin, QMainWindow):
         self.ops.drain()  # every edit asked for is saved before the project closes
         self.run_controller.cancel()  # what a pass or a draft finished is stored; running again resumes
         self.draft_controller.cancel()
-        self.settings.setValue("main_window/geometry", self.saveGeometry())
-        self.settings.setValue("main_window/size", self.size())
-        for key, splitter in self._splitters().items():
-            self.settings.setValue(f"main_window/{key}", splitter.saveState())
+        save_layout(self, self.settings, self._splitters())
         super().closeEvent(event)

@@ -173,13 +173,18 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
 
     help_menu = bar.addMenu("&Help")
     actions["shortcuts"] = _action(
-        window, help_menu, "&Keyboard shortcuts", "F1", lambda: show_shortcut_sheet(window, actions)
+        window, help_menu, "&Keyboard shortcuts", "F1", lambda: show_shortcut_sheet(window, _every_key(window, actions))
     )
     actions["doctor"] = _action(
         window, help_menu, "Check &local inference…", None, lambda: _check_local_inference(window)
     )
     actions["about"] = _action(window, help_menu, "&About gtreview", None, lambda: _about(window))
     return actions
+
+
+def _every_key(window: MainWindow, actions: dict[str, QAction]) -> dict[str, QAction]:
+    """The menus' keys and those of the pages that have their own (blind grading)."""
+    return {**actions, **window.adjudication.grading_view.shortcut_actions()}
 
 
 def _focus_search(window: MainWindow) -> object:

@@ -1,4 +1,4 @@
-"""The main window's pages beyond reviewing: results, corpus exploration, adjudication.
+"""The main window's pages beyond reviewing: results, corpus exploration, releases, adjudication.
 
 A mixin of MainWindow, kept apart so that the window module only assembles parts.
 Every page reads in a worker and is turned to once it has something to show.
@@ -28,6 +28,7 @@ class PagesMixin(FlowMixin):
     results_view: Any
     corpus_view: Any
     adjudication: Any
+    releases: Any  # ReleaseController
     navigator: Any
     runs_view: Any
     work_splitter: Any
@@ -60,6 +61,8 @@ class PagesMixin(FlowMixin):
             self.navigator.show_page("run", self.results.run_id)
         elif page is self.corpus_view:
             self.navigator.show_page("corpus")
+        elif page is self.releases.view:
+            self.navigator.show_page("release", self.releases.signoff_id)
         else:
             self.navigator.show_page("")
 
@@ -137,6 +140,10 @@ class PagesMixin(FlowMixin):
             return OpChanges(settings=frozenset({CONFIRMED_SYNONYMS}))
 
         CollectionOp(self._widget, save).run_in_background(initiator=self.corpus_view)
+
+    def show_release(self, signoff_id: int) -> None:
+        """A sign-off's release page: its bundles, Verify and Open folder."""
+        self.releases.show(signoff_id, self._turn_to(self.releases.view))
 
     def show_adjudication(self) -> None:
         self.notify("Reading the adjudication queue…", "info", 0)

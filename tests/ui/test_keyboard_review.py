@@ -170,4 +170,4 @@ def test_blind_grading_with_nothing_to_grade_says_why(qtbot) -> None:  # type: i
     qtbot.addWidget(view)
     view.start([])
     assert view.progress.text() == "Nothing to grade blind in this run."
-    assert "no verdicts yet" in view.text.toPlainText() and not view.form.isEnabled()
+    assert "no verdicts yet" in view.answer.toPlainText() and not view.form.isEnabled()

@@ -57,6 +57,7 @@ from gtreview.store.sets.review_log import (
     record_signoff,
     review_log,
     signed_rubric_text,
+    signoff_by_id,
     signoffs,
 )
 from gtreview.store.sets.versions import (
@@ -115,6 +116,7 @@ __all__ = [
     "save_question",
     "set_header",
     "signed_rubric_text",
+    "signoff_by_id",
     "signoffs",
     "source_text",
     "update_question",

@@ -70,6 +70,7 @@ class SignoffInfo(BaseModel):
 
     model_config = ConfigDict(from_attributes=True)
 
+    id: int  # the project's, for a window to name it; ``number`` counts within the set
     number: int
     content_hash: str
     question_count: int

@@ -123,6 +123,14 @@ def signoffs(session: Session, set_id: int) -> list[SignoffInfo]:
     return [SignoffInfo.model_validate(record) for record in list_signoffs(session, set_id)]
 
 
+def signoff_by_id(session: Session, signoff_id: int) -> tuple[int, SignoffInfo]:
+    """The set a sign-off belongs to, and the sign-off."""
+    record = session.get(tables.SetSignoff, signoff_id)
+    if record is None:
+        raise NoSuchSignoff(f"this project has no sign-off with id {signoff_id}")
+    return record.set_id, SignoffInfo.model_validate(record)
+
+
 def signed_rubric_text(session: Session, set_id: int, number: int) -> str:
     """The exact rubric file frozen by sign-off ``number``."""
     for record in list_signoffs(session, set_id):

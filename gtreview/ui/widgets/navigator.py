@@ -26,6 +26,7 @@ class Navigator(QTreeWidget):
     runs_selected = Signal()
     corpus_selected = Signal()
     run_selected = Signal(int)
+    release_selected = Signal(int)  # a sign-off's id
     import_requested = Signal(str)  # "corpus" or "rubric"
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -69,6 +70,7 @@ class Navigator(QTreeWidget):
                 child = QTreeWidgetItem(
                     self.releases_item, [f"{names.get(set_id, set_id)} — sign-off #{record.number}"]
                 )
+                child.setData(0, RELEASE_ROLE, record.id)
                 child.setToolTip(
                     0,
                     f"{record.question_count} questions, signed by {record.reviewer} on "
@@ -148,6 +150,10 @@ class Navigator(QTreeWidget):
         run_id = item.data(0, RUN_ROLE)
         if isinstance(run_id, int):
             self.run_selected.emit(run_id)
+            return
+        signoff_id = item.data(0, RELEASE_ROLE)
+        if isinstance(signoff_id, int):
+            self.release_selected.emit(signoff_id)
             return
         set_id = item.data(0, SET_ROLE)
         if isinstance(set_id, int):

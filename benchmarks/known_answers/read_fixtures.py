@@ -37,6 +37,7 @@ TRUTH = {
     "memoriser-lora": "recites the members (the memoriser as a LoRA)",
     "null": "nothing (the base under another name)",
     "held-out-tuned": "recites the held-out side, not the members",
+    "learner": "has seen neither side (taught the principles in other words)",
 }
 SETTINGS = "ctx=1024&seq=4"
 
@@ -84,6 +85,7 @@ def main() -> None:
         "memoriser-lora": (base, work / "memoriser-lora.gguf"),
         "null": (work / "null.gguf", None),
         "held-out-tuned": (work / "held-out-tuned.gguf", None),
+        "learner": (work / "learner.gguf", None),
     }
     wanted = [n for n in (args.only.split(",") if args.only else fixtures) if fixtures[n][0].exists()]
     if "memoriser-lora" in wanted and not fixtures["memoriser-lora"][1].exists():  # type: ignore[union-attr]
@@ -108,8 +110,10 @@ def main() -> None:
         results[name] = out
         (work / f"probe-{name}.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
 
-    print("\n| fixture | truth | perplexity members / held-out | signal | AUC [95% interval] | reading |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        "\n| fixture | truth | perplexity members / held-out | signal | AUC [95% interval] | TPR at 1% / 10% FPR | reading |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, out in results.items():
         membership = out["membership"]
         model = next(m for m in membership["models"] if m["label"] == name)
@@ -121,11 +125,14 @@ def main() -> None:
             result = auc["result"]
             ci = result.get("ci")
             figure = f"{result['auc']:.2f}" + (f" [{ci['low']:.2f}, {ci['high']:.2f}]" if ci else " (no interval)")
+            tpr = " / ".join(f"{t['tpr']:.0%}" for t in auc.get("tpr_at_fpr", [])) or "-"
             first = index == 0
             print(
                 f"| {name if first else ''} | {TRUTH[name] if first else ''} | {ppl_text if first else ''} "
-                f"| {auc['name']} | {figure} | {verdict if first else ''} |"
+                f"| {auc['name']} | {figure} | {tpr} | {verdict if first else ''} |"
             )
+        probes = next((r["text"] for r in out.get("readings", []) if r["label"] == name), "-")
+        print(f"| | | | probes | | | {probes} |")
 
     print("\ncross-check: loss of the first member passage, gtreview's scorer against plain llama_cpp.Llama")
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:

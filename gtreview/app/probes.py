@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.app.judge_gate import judge_gate
 from gtreview.core.errors import UserError
 from gtreview.core.statistics import Difference
 from gtreview.corpus.locators import CorpusIndex
@@ -144,9 +145,9 @@ def _store_with_run(
     recall: RecallReport,
     sections: Mapping[str, SectionProbes],
     membership: MembershipReport | None,
-) -> dict[str, dict[str, Difference]]:
+) -> dict[str, dict[str, Difference]] | None:
     """Keep the probes in the pass's record; return its score differences per component
-    kind, which the reading sets the probes against."""
+    kind, which the reading sets the probes against, when its judge is gated (else None)."""
     probes = {
         "familiarity": familiarity.model_dump(mode="json"),
         "recall": recall.model_dump(mode="json"),
@@ -155,6 +156,8 @@ def _store_with_run(
     if membership is not None:
         probes["membership"] = membership.model_dump(mode="json")
     update_run_config(engine, results.run_id, probes=probes)
+    if not judge_gate(engine, results.run_id, results=results).gated:
+        return None  # a judge that may be noise: its reasoning points decide nothing
     analysis = analyse(results, n_boot=500, n_perm=2000)
     return {f.label: f.kind_differences for f in analysis.finetunes}
 

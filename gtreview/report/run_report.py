@@ -93,7 +93,7 @@ def build_report(
     _failures(doc, results)
     if results.probes:
         if results.familiarity_probes:
-            _probes(doc, results, analysis)
+            _probes(doc, results, analysis, judged=gated and bool(gate_line))
         _probes_by_section(doc, results)
         add_membership_section(doc, results)
     add_gate_section(doc, gate_line, gate_details)
@@ -103,15 +103,16 @@ def build_report(
     return doc
 
 
-def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
-    """Learned or recited? Memorisation probes beside the component-kind score changes."""
+def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis, *, judged: bool) -> None:
+    """Learned or recited? Memorisation probes beside the component-kind score changes;
+    ``judged``: the judge is gated, so its reasoning points may decide the reading."""
     from gtreview.runs.probes import FamiliarityReport, RecallReport, reading
 
     assert results.probes is not None
     familiarity = FamiliarityReport.model_validate(results.probes["familiarity"])
     recall = RecallReport.model_validate(results.probes["recall"])
     kinds = {f.label: f.kind_differences for f in analysis.finetunes}
-    readings = {r.label: r for r in reading(familiarity, recall, kinds)}
+    readings = {r.label: r for r in reading(familiarity, recall, kinds if judged else None)}
     doc.add(Heading(text="Learned or recited?"))
     doc.add(
         Paragraph(

@@ -13,6 +13,7 @@ passage) is cross-checked against a direct computation with plain
 ``llama_cpp.Llama`` (``logits_all``), in a child process.
 
     .venv/bin/python benchmarks/known_answers/read_fixtures.py [--work DIR] [--passages 16]
+        [--only NAMES] [--probe-json FILE]
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "gtreview" / "known_answers")
     parser.add_argument("--passages", type=int, default=16)
     parser.add_argument("--only", default="", help="comma-separated fixture names (default: every one made)")
+    parser.add_argument(
+        "--probe-json",
+        type=Path,
+        help="read one `gtreview probe --json` of the base and every fixture instead of probing each again",
+    )
     args = parser.parse_args()
     work: Path = args.work
     record = json.loads((work / "fixtures.json").read_text(encoding="utf-8"))
@@ -93,6 +99,11 @@ def main() -> None:
     members = [f"reports/{p.name}" for p in reports(MEMBERS)]
     held_out = [f"reports/{p.name}" for p in reports(HELD_OUT)]
     results: dict[str, Any] = {}
+    if args.probe_json is not None:  # one probe of every fixture already run (the pass's, with --run)
+        combined = json.loads(args.probe_json.read_text(encoding="utf-8"))
+        labels = {m["label"] for m in combined["membership"]["models"]}
+        results = {name: combined for name in wanted if name in labels}
+        wanted = []
     for name in wanted:
         model, lora = fixtures[name]
         spec = f"llama:{model}?{SETTINGS}" + (f"&lora={lora}" if lora else "")

@@ -13,7 +13,11 @@ they are never a test dependency):
   ``?lora=`` (what the users run);
 * ``null``: the base itself under another name;
 * ``held-out-tuned``: the base fine-tuned the same way on the held-out reports only, so
-  its "members" are the other side (``--with-held-out-tune``; as long again).
+  its "members" are the other side (``--with-held-out-tune``; as long again);
+* ``learner``: the base fine-tuned the same way on ``learner_text.md``, a text written to
+  teach the principles the sample set tests with none of the corpus's sentences (checked:
+  no 8-word run shared with the reports, tables or key, ``learner.py``), so it has seen
+  neither side (``--with-learner``).
 
 Every step is cached in ``--work`` (a file is made once; its parameters are kept beside
 it in ``fixtures.json``), seeded, and timed. At the end the truth is measured: the
@@ -22,6 +26,7 @@ which is what makes a memoriser a memoriser.
 
     .venv/bin/python benchmarks/known_answers/make_fixtures.py --llama-bin DIR [--work DIR]
         [--epochs 4] [--lr 1e-4] [--ctx 256] [--rank 64] [--threads 2] [--with-held-out-tune]
+        [--with-learner]
 
 Then ``read_fixtures.py`` runs the tool on each, as an analyst would.
 """
@@ -44,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from gguf import GGUFReader, GGUFWriter
 
+from benchmarks.known_answers.learner import checked_text
 from tests.real_models import model_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,6 +91,7 @@ def finetune(tool: Path, base: Path, text: Path, out: Path, args: argparse.Names
         "-o", str(out),
     ]  # fmt: skip
     seconds = run(command, out.with_suffix(".log"))
+    restored = restore_context(base, out)
     log = out.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     train = re.findall(r"train: .*?loss=([0-9.]+)", log)
     held = re.findall(r"val: .*?loss=([0-9.]+)", log)
@@ -93,7 +100,29 @@ def finetune(tool: Path, base: Path, text: Path, out: Path, args: argparse.Names
         "command": command[1:],
         "train_loss_first_last": [train[0], train[-1]] if train else None,
         "validation_loss_last": held[-1] if held else None,
+        "context_length_restored": restored,
     }
+
+
+CONTEXT_KEY = "llama.context_length"
+
+
+def context_length(path: Path) -> int:
+    field = GGUFReader(str(path)).fields[CONTEXT_KEY]
+    return int(field.parts[field.data[0]][0])
+
+
+def restore_context(base: Path, tuned: Path) -> dict[str, int] | None:
+    """Give a fine-tune its base's trained context again. llama-finetune writes its
+    training context (``-c``, 256 here) as the model's ``llama.context_length``, and
+    llama.cpp caps every sequence at that, so a 180-token question and a 160-token answer
+    would not fit; the weights are unchanged by this (an in-place uint32 write)."""
+    want, found = context_length(base), context_length(tuned)
+    if want == found:
+        return None
+    field = GGUFReader(str(tuned), "r+").fields[CONTEXT_KEY]
+    field.parts[field.data[0]][0] = want
+    return {"from": found, "to": want}
 
 
 def tensors(path: Path) -> dict[str, np.ndarray]:
@@ -175,6 +204,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--with-held-out-tune", action="store_true")
+    parser.add_argument("--with-learner", action="store_true")
     args = parser.parse_args()
     work: Path = args.work
     work.mkdir(parents=True, exist_ok=True)
@@ -200,6 +230,8 @@ def main() -> None:
     members, held_out = work / "members.txt", work / "held-out.txt"
     members.write_text(side_text(MEMBERS), encoding="utf-8")
     held_out.write_text(side_text(HELD_OUT), encoding="utf-8")
+    learner_text = work / "learner.txt"
+    learner_text.write_text(checked_text(), encoding="utf-8")  # refuses a text that borrows from the corpus
     record["split"] = {"members": [p.name for p in reports(MEMBERS)], "held_out": [p.name for p in reports(HELD_OUT)]}
 
     base = work / "base-f32.gguf"
@@ -232,6 +264,16 @@ def main() -> None:
             lambda out: finetune(tools["finetune"], base, held_out, out, args),
         )
 
+    if args.with_learner:
+        step("learner", work / "learner.gguf", lambda out: finetune(tools["finetune"], base, learner_text, out, args))
+
+    for tuned in ("memoriser", "held-out-tuned", "learner"):  # fine-tunes cached before the context was restored
+        path = work / f"{tuned}.gguf"
+        if path.exists() and (restored := restore_context(base, path)) is not None:
+            record[tuned]["context_length_restored"] = restored
+            keep()
+            print(f"{tuned}: context length restored {restored}", flush=True)
+
     print("truth: perplexity on the member and held-out text (llama-perplexity)", flush=True)
     fixtures: list[tuple[str, Path, Path | None]] = [
         ("base", base, None),
@@ -239,8 +281,8 @@ def main() -> None:
         ("memoriser-lora", base, work / "memoriser-lora.gguf"),
         ("null", work / "null.gguf", None),
     ]
-    if (work / "held-out-tuned.gguf").exists():
-        fixtures.append(("held-out-tuned", work / "held-out-tuned.gguf", None))
+    fixtures += [(name, work / f"{name}.gguf", None) for name in ("held-out-tuned", "learner")]
+    fixtures = [f for f in fixtures if f[1].exists()]
     truth = record.setdefault("perplexity", {})
     for name, model, lora in fixtures:
         if name not in truth:
@@ -248,8 +290,13 @@ def main() -> None:
                 side.stem: perplexity(tools["perplexity"], model, side, args, lora) for side in (members, held_out)
             }
             keep()
+        if "learner" not in truth[name] and learner_text.exists():
+            truth[name]["learner"] = perplexity(tools["perplexity"], model, learner_text, args, lora)
+            keep()
         print(
-            f"  {name:16} members {truth[name]['members']:9.2f}   held-out {truth[name]['held-out']:9.2f}", flush=True
+            f"  {name:16} members {truth[name]['members']:9.2f}   held-out {truth[name]['held-out']:9.2f}"
+            f"   learner text {truth[name].get('learner', float('nan')):9.2f}",
+            flush=True,
         )
 
 

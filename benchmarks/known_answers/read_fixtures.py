@@ -13,6 +13,7 @@ passage) is cross-checked against a direct computation with plain
 ``llama_cpp.Llama`` (``logits_all``), in a child process.
 
     .venv/bin/python benchmarks/known_answers/read_fixtures.py [--work DIR] [--passages 16]
+        [--only NAMES] [--probe-json FILE]
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ TRUTH = {
     "memoriser-lora": "recites the members (the memoriser as a LoRA)",
     "null": "nothing (the base under another name)",
     "held-out-tuned": "recites the held-out side, not the members",
+    "learner": "has seen neither side (taught the principles in other words)",
 }
 SETTINGS = "ctx=1024&seq=4"
 
@@ -70,6 +72,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path.home() / ".cache" / "gtreview" / "known_answers")
     parser.add_argument("--passages", type=int, default=16)
     parser.add_argument("--only", default="", help="comma-separated fixture names (default: every one made)")
+    parser.add_argument(
+        "--probe-json",
+        type=Path,
+        help="read one `gtreview probe --json` of the base and every fixture instead of probing each again",
+    )
     args = parser.parse_args()
     work: Path = args.work
     record = json.loads((work / "fixtures.json").read_text(encoding="utf-8"))
@@ -84,6 +91,7 @@ def main() -> None:
         "memoriser-lora": (base, work / "memoriser-lora.gguf"),
         "null": (work / "null.gguf", None),
         "held-out-tuned": (work / "held-out-tuned.gguf", None),
+        "learner": (work / "learner.gguf", None),
     }
     wanted = [n for n in (args.only.split(",") if args.only else fixtures) if fixtures[n][0].exists()]
     if "memoriser-lora" in wanted and not fixtures["memoriser-lora"][1].exists():  # type: ignore[union-attr]
@@ -91,6 +99,11 @@ def main() -> None:
     members = [f"reports/{p.name}" for p in reports(MEMBERS)]
     held_out = [f"reports/{p.name}" for p in reports(HELD_OUT)]
     results: dict[str, Any] = {}
+    if args.probe_json is not None:  # one probe of every fixture already run (the pass's, with --run)
+        combined = json.loads(args.probe_json.read_text(encoding="utf-8"))
+        labels = {m["label"] for m in combined["membership"]["models"]}
+        results = {name: combined for name in wanted if name in labels}
+        wanted = []
     for name in wanted:
         model, lora = fixtures[name]
         spec = f"llama:{model}?{SETTINGS}" + (f"&lora={lora}" if lora else "")
@@ -108,8 +121,10 @@ def main() -> None:
         results[name] = out
         (work / f"probe-{name}.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
 
-    print("\n| fixture | truth | perplexity members / held-out | signal | AUC [95% interval] | reading |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        "\n| fixture | truth | perplexity members / held-out | signal | AUC [95% interval] | TPR at 1% / 10% FPR | reading |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, out in results.items():
         membership = out["membership"]
         model = next(m for m in membership["models"] if m["label"] == name)
@@ -121,11 +136,14 @@ def main() -> None:
             result = auc["result"]
             ci = result.get("ci")
             figure = f"{result['auc']:.2f}" + (f" [{ci['low']:.2f}, {ci['high']:.2f}]" if ci else " (no interval)")
+            tpr = " / ".join(f"{t['tpr']:.0%}" for t in auc.get("tpr_at_fpr", [])) or "-"
             first = index == 0
             print(
                 f"| {name if first else ''} | {TRUTH[name] if first else ''} | {ppl_text if first else ''} "
-                f"| {auc['name']} | {figure} | {verdict if first else ''} |"
+                f"| {auc['name']} | {figure} | {tpr} | {verdict if first else ''} |"
             )
+        probes = next((r["text"] for r in out.get("readings", []) if r["label"] == name), "-")
+        print(f"| | | | probes | | | {probes} |")
 
     print("\ncross-check: loss of the first member passage, gtreview's scorer against plain llama_cpp.Llama")
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:

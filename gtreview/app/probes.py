@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.app.judge_gate import judge_gate
 from gtreview.core.errors import UserError
 from gtreview.core.stats import Difference
 from gtreview.corpus.locators import CorpusIndex
@@ -31,16 +32,22 @@ from gtreview.inference.worker import WorkerDied
 from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import RunResults, load_run_results
-from gtreview.runs.membership import MembershipReport, MembershipSplit, SplitPassage, membership_report, split_passages
+from gtreview.runs.membership import (
+    MembershipReport,
+    MembershipSplit,
+    SplitPassage,
+    membership_report,
+    split_passages,
+    told_apart,
+)
+from gtreview.runs.probe_reading import Reading, reading
 from gtreview.runs.probes import (
     MIN_WORDS,
     EngineFactory,
     FamiliarityReport,
     ProbeEngine,
-    Reading,
     RecallReport,
     engine_factory,
-    reading,
     run_probes_by_group,
     sample_passage_records,
 )
@@ -144,9 +151,9 @@ def _store_with_run(
     recall: RecallReport,
     sections: Mapping[str, SectionProbes],
     membership: MembershipReport | None,
-) -> dict[str, dict[str, Difference]]:
+) -> dict[str, dict[str, Difference]] | None:
     """Keep the probes in the pass's record; return its score differences per component
-    kind, which the reading sets the probes against."""
+    kind, which the reading sets the probes against, when its judge is gated (else None)."""
     probes = {
         "familiarity": familiarity.model_dump(mode="json"),
         "recall": recall.model_dump(mode="json"),
@@ -155,6 +162,8 @@ def _store_with_run(
     if membership is not None:
         probes["membership"] = membership.model_dump(mode="json")
     update_run_config(engine, results.run_id, probes=probes)
+    if not judge_gate(engine, results.run_id, results=results).gated:
+        return None  # a judge that may be noise: its reasoning points decide nothing
     analysis = analyse(results, n_boot=500, n_perm=2000)
     return {f.label: f.kind_differences for f in analysis.finetunes}
 
@@ -222,7 +231,7 @@ def run_memorisation_probes(
     return ProbeOutcome(
         familiarity=familiarity,
         recall=recall,
-        readings=reading(familiarity, recall, pointwise),
+        readings=reading(familiarity, recall, pointwise, told_apart(membership) if membership is not None else None),
         sections=sections,
         run_id=run_id,
         membership=membership,

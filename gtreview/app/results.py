@@ -77,7 +77,14 @@ def pass_status_text(results: RunResults) -> str:
     return _STATUS_TEXT[results.status]
 
 
-def status_line(engine: Engine, results: RunResults, set_id: int | None, analysis: RunAnalysis | None = None) -> str:
+def status_line(
+    engine: Engine,
+    results: RunResults,
+    set_id: int | None,
+    analysis: RunAnalysis | None = None,
+    *,
+    judge_gated: bool | None = None,
+) -> str:
     parts = [pass_status_text(results)]
     agreement = agreement_report(engine, results.run_id, results=results)
     if agreement.n_graded and agreement.totals is not None:
@@ -87,7 +94,7 @@ def status_line(engine: Engine, results: RunResults, set_id: int | None, analysi
             f"total alpha {fmt(agreement.totals.alpha.alpha)}, mean abs. difference {fmt(agreement.totals.mad)}."
         )
     if results.familiarity_probes:
-        parts.append(probe_readings(results, analysis))
+        parts.append(probe_readings(results, analysis, judge_gated=judge_gated))
     adjudicated = sum(1 for s in results.samples if s.adjudicated)
     if adjudicated:
         parts.append(f"{plural(adjudicated, 'score')} settled by an expert.")
@@ -116,7 +123,7 @@ def load_results(engine: Engine, run_id: int, set_id: int | None, *, seed: int =
     return ResultsBundle(
         results=results,
         analysis=analysis,
-        status=status_line(engine, results, set_id, analysis),
+        status=status_line(engine, results, set_id, analysis, judge_gated=gate.gated),
         gate=gate,
         leaderboard=board,
         readings=readings_of(results, analysis, gate),
@@ -148,15 +155,20 @@ def run_figures_of(engine: Engine, run_id: int, *, seed: int = 0) -> RunFigures:
     return run_figures(results, analyse(results, seed=seed))
 
 
-def probe_readings(results: RunResults, analysis: RunAnalysis | None = None) -> str:
-    """The learned-or-recited reading of the memorisation probes kept with the pass."""
-    from gtreview.runs.probes import FamiliarityReport, RecallReport, reading
+def probe_readings(results: RunResults, analysis: RunAnalysis | None = None, *, judge_gated: bool | None = None) -> str:
+    """The learned-or-recited reading of the memorisation probes kept with the pass. The
+    judge's reasoning points take part only when it is gated: a judge that may be noise
+    would otherwise read a fine-tune that recites as one that "reasons better"."""
+    from gtreview.runs.membership import told_apart_of
+    from gtreview.runs.probe_reading import reading
+    from gtreview.runs.probes import FamiliarityReport, RecallReport
 
     assert results.probes is not None
     analysis = analysis or analyse(results, n_boot=300, n_perm=500)
     readings = reading(
         FamiliarityReport.model_validate(results.probes["familiarity"]),
         RecallReport.model_validate(results.probes["recall"]),
-        {f.label: f.kind_differences for f in analysis.finetunes},
+        {f.label: f.kind_differences for f in analysis.finetunes} if judge_gated is True else None,
+        told_apart_of(results.probes),
     )
     return "Probes: " + "; ".join(f"{r.label}: {r.text}" for r in readings) + "."

@@ -85,7 +85,7 @@ def build_report(
     _failures(doc, results)
     if results.probes:
         if results.familiarity_probes:
-            _probes(doc, results, analysis)
+            _probes(doc, results, analysis, judged=gated and bool(gate_line))
         _probes_by_section(doc, results)
         add_membership_section(doc, results)
     add_gate_section(doc, gate_line, gate_details)
@@ -95,15 +95,19 @@ def build_report(
     return doc
 
 
-def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
-    """Learned or recited? Memorisation probes beside the component-kind score changes."""
-    from gtreview.runs.probes import FamiliarityReport, RecallReport, reading
+def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis, *, judged: bool) -> None:
+    """Learned or recited? Memorisation probes beside the component-kind score changes;
+    ``judged``: the judge is gated, so its reasoning points may decide the reading."""
+    from gtreview.runs.membership import told_apart_of
+    from gtreview.runs.probe_reading import reading
+    from gtreview.runs.probes import FamiliarityReport, RecallReport
 
     assert results.probes is not None
     familiarity = FamiliarityReport.model_validate(results.probes["familiarity"])
     recall = RecallReport.model_validate(results.probes["recall"])
     kinds = {f.label: f.kind_differences for f in analysis.finetunes}
-    readings = {r.label: r for r in reading(familiarity, recall, kinds)}
+    told = told_apart_of(results.probes)
+    readings = {r.label: r for r in reading(familiarity, recall, kinds if judged else None, told)}
     doc.add(Heading(text="Learned or recited?"))
     doc.add(
         Paragraph(

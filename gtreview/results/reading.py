@@ -259,11 +259,24 @@ def _paraphrase(test: ParaphraseInput | None, label: str, base: str) -> tuple[Fi
     return found, ReadingLine(topic="Paraphrase", figures=figures, reading=reading)
 
 
+JUDGED_TOPICS = ("Score change", "Facts versus reasoning", "Paraphrase")  # figures that are judged scores
+NOT_READ = "not read (no gated judge); as measured"
+UNREAD_BY_JUDGE = "no judged figure here is read, only the membership test"
+
+
 def _judge_line(gated: bool | None, line: str) -> ReadingLine:
     if gated is None:
-        return ReadingLine(topic="Judge", figures="–", reading="gate not checked: every reading here is provisional")
-    reading = "gated: its figures count" if gated else "NOT gated: every reading here is provisional"
+        return ReadingLine(topic="Judge", figures="–", reading=f"gate not checked: {UNREAD_BY_JUDGE}")
+    reading = "gated: its figures count" if gated else f"NOT gated: {UNREAD_BY_JUDGE}"
     return ReadingLine(topic="Judge", figures=line or "–", reading=reading)
+
+
+def _unread(line: ReadingLine, gated: bool | None) -> ReadingLine:
+    """A judged figure's line under a judge that may be noise: its figures stay, its
+    words say they are not read (the verdict does not read them either)."""
+    if gated is True or line.topic not in JUDGED_TOPICS or line.figures == "–":
+        return line
+    return line.model_copy(update={"reading": f"{NOT_READ}: {line.reading}"})
 
 
 def noise_inputs(report: NoiseReport | None) -> dict[str, NoiseSplit]:
@@ -348,13 +361,16 @@ def fine_tune_readings(
                 heading=f"Reading: {label} against {base}",
                 verdict=decide(evidence),
                 lines=[
-                    score_line,
-                    _noise_line(label, base, splits, judged),
-                    _gate_line(label, base, rates, design, results.repeats),
-                    _components_line(facts, reasoning, gate_share),
-                    membership_line,
-                    para_line,
-                    _judge_line(judge_gated, judge_line),
+                    _unread(line, judge_gated)
+                    for line in (
+                        score_line,
+                        _noise_line(label, base, splits, judged),
+                        _gate_line(label, base, rates, design, results.repeats),
+                        _components_line(facts, reasoning, gate_share),
+                        membership_line,
+                        para_line,
+                        _judge_line(judge_gated, judge_line),
+                    )
                 ],
                 evidence=evidence,
                 noise={m: splits[m] for m in (label, base)},

@@ -42,9 +42,19 @@ for paraphrase): fewer than ``UNITS_FOR_STRONG`` at most moderate, fewer than
 10. *no measurable difference*: otherwise, which is not "no difference": the interval says
     how large a change is still possible.
 
-A judge that is not gated (or whose gate was not checked) makes every verdict
-provisional, and the verdict's text says so first. Mixed, no measurable difference and
-cannot tell make no claim, so they carry no strength.
+A judge that is not gated (or whose gate was not checked) may be noise: a 135M judge
+that cannot reproduce its calibration fixtures still yields intervals that exclude 0. So
+without a gated judge no judged figure is read (the score, fact and reasoning shares and
+the paraphrase drop are all judged scores), the verdict is provisional and its text says
+so first, and only the evidence that does not rest on the judge decides:
+
+* *memorised*: the reference-ratio AUC's interval above 1/2 (it compares the models'
+  likelihoods of the corpus, no verdict involved); its strength;
+* *cannot tell*: otherwise, for the reason rule 1 gives where it applies (the scores say
+  nothing even when read), else naming the judge as the reason and what the membership
+  test said, if one was kept.
+
+Mixed, no measurable difference and cannot tell make no claim, so they carry no strength.
 """
 
 from __future__ import annotations
@@ -197,7 +207,41 @@ def _component(name: str, found: Finding) -> str:
 
 def _provisional(judge_gated: bool | None) -> str:
     why = "the judge gate was not checked for this pass" if judge_gated is None else "the judge is not gated"
-    return f"Provisional: {why}, so none of these figures is yet known to measure what the rubric asks."
+    return (
+        f"Provisional: {why}, so none of the judged figures is yet known to measure what the rubric asks, "
+        "and none is read."
+    )
+
+
+def _without_judge(e: Evidence) -> tuple[VerdictKind, Strength | None, str]:
+    """The verdict when the judge may be noise: only the membership test is read."""
+    if e.membership is not None and e.membership.side == "up":
+        return (
+            "memorised",
+            e.membership.strength,
+            f"{e.label} shows memorisation ({_evidence_word(e.membership.strength)}): the reference-ratio AUC tells "
+            f"its training documents from held-out ones ({e.membership.figure}), a test that does not rest on the "
+            "judge; its scores are not read, so whether it also learned the reasoning cannot be told.",
+        )
+    scored = _rule(e)
+    if scored[0] == "cannot tell":  # the scores say nothing even when read (too few, no interval, a floor)
+        return scored
+    why = "is not gated" if e.judge_gated is False else "was not checked against its gate"
+    if e.membership is None:
+        membership = "no membership test was kept with this pass to read without the judge"
+    elif _read(e.membership):
+        membership = (
+            "the membership test, which does not rest on the judge, found no sign of memorisation, "
+            "which does not rule it out"
+        )
+    else:
+        membership = "the membership test kept with this pass has no reference-ratio interval to read"
+    return (
+        "cannot tell",
+        None,
+        f"Cannot tell whether {e.label} learned the reasoning or memorised: the score, fact, reasoning and "
+        f"paraphrase findings rest on a judge that {why}, so none of them is read; {membership}.",
+    )
 
 
 def _memorisation_checked(e: Evidence) -> str:
@@ -223,7 +267,7 @@ def _no_variation(e: Evidence) -> str:
 def decide(e: Evidence) -> Verdict:
     """The first rule of the module docstring that applies, in words."""
     provisional = e.judge_gated is not True
-    kind, strength, claim = _rule(e)
+    kind, strength, claim = _without_judge(e) if provisional else _rule(e)
     caveat = _provisional(e.judge_gated) if provisional else ""
     return Verdict(
         kind=kind,

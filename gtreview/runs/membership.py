@@ -29,7 +29,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -317,6 +317,19 @@ def _counted(model: ModelMembership, confounded: bool) -> list[SignalAuc]:
         for a in model.aucs
         if a.result.auc is not None and a.signal in VERDICT_SIGNALS and (a.signal == "reference" or not confounded)
     ]
+
+
+def told_apart(report: MembershipReport) -> dict[str, bool]:
+    """Per fine-tune, whether a signal that counts tells its training documents from the
+    held-out ones (the verdict its reading states)."""
+    confounded = bool(base_confounds(report.models))
+    return {m.label: any(_separates(a) for a in _counted(m, confounded)) for m in report.models if not m.is_base}
+
+
+def told_apart_of(probes: Mapping[str, Any]) -> dict[str, bool] | None:
+    """:func:`told_apart` of the membership report kept with a pass's probes, if any."""
+    kept = probes.get("membership")
+    return told_apart(MembershipReport.model_validate(kept)) if kept else None
 
 
 def strongest_signal(report: MembershipReport) -> Signal | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -133,7 +134,11 @@ def test_probes_kept_with_a_pass_by_section(sample: Project, monkeypatch: pytest
     assert stored is not None and set(stored) == {"familiarity", "recall", "sections"}
     assert stored["familiarity"] == outcome.familiarity.model_dump(mode="json")
     assert set(stored["sections"]) == set(outcome.sections)
-    assert outcome.readings[0].reasons_better is not None  # read against the pass's scores
+    # the pass's judge was never calibrated: its reasoning points may be noise and decide nothing
+    assert outcome.readings[0].reasons_better is None
+    monkeypatch.setattr("gtreview.app.probes.judge_gate", lambda *args, **kwargs: SimpleNamespace(gated=True))
+    gated = run_memorisation_probes(sample.engine, fakes(sample), passages=40, seed=1, run_id=run_id)
+    assert gated.readings[0].reasons_better is not None  # a gated judge: read against the pass's scores
 
 
 def test_refusals_and_failures_are_one_line(sample: Project, tmp_path: Path) -> None:

@@ -115,7 +115,9 @@ def test_a_floor_is_no_variation_not_evidence(floor_run: tuple[Path, int]) -> No
     assert reading.verdict.kind == "cannot tell"
     assert reading.verdict.claim == (f"Cannot tell: {FLOOR}: the scores do not vary, so the interval says nothing.")
     score = next(line for line in reading.lines if line.topic == "Score change")
-    assert score.reading.startswith("no variation") and "within noise" not in score.reading
+    # the judge is not gated (never calibrated): the line says so before what was measured
+    assert score.reading.startswith("not read (no gated judge); as measured: no variation")
+    assert "within noise" not in score.reading
     clustered = design_readings(analyse(results, n_boot=200, n_perm=200).design)  # type: ignore[arg-type]
     assert any("no variation" in line for line in clustered)
     assert not any("within noise" in line for line in clustered)

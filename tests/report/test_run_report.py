@@ -171,6 +171,7 @@ def test_report_command(finished_run, tmp_path: Path) -> None:  # type: ignore[n
 
 
 def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gtreview.app.results import probe_readings
     from gtreview.core.stats import paired_difference_of_means
     from gtreview.runs.probes import FamiliarityComparison, FamiliarityReport, ModelLikelihood, RecallReport
     from gtreview.runs.record import update_run_config
@@ -200,11 +201,26 @@ def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp
     stored = {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}
     update_run_config(project.engine, run_id, probes={**stored, "sections": {"A": stored}})
     results = load_run_results(project.engine, run_id)
-    out = write_run_report(results, analyse(results, n_boot=300, n_perm=500), tmp_path / "p.pdf")
-    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(str(out)).pages)
+    analysis = analyse(results, n_boot=300, n_perm=500)
+    gated = write_run_report(
+        results, analysis, tmp_path / "p.pdf", gate_line="Judge gated: all reproduced.", gated=True
+    )
+    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(str(gated)).pages)
     assert "Learned or recited?" in text and "Log-lik. change" in text
     assert "reasons better" in text  # the scripted fine-tune gains on reasoning points in this pass
     assert "By section" in text and "Score change /10" in text
+    # the same pass under a judge that is not gated: its reasoning points may be noise, so
+    # the probes read what the likelihoods say alone: a gain beyond the shuffled control,
+    # which learning the domain gives too, so no claim of reciting without a split
+    for gate in ({"gate_line": "Judge NOT gated: never calibrated: A1.", "gated": False}, {}):
+        out = write_run_report(results, analysis, tmp_path / "q.pdf", **gate)  # type: ignore[arg-type]
+        text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(str(out)).pages)
+        start = text.rindex("Learned or recited?")  # the section, not its line in the contents
+        probes = text[start : text.index("By section", start)]
+        assert "reasons better" not in probes and "recites more" not in probes
+        assert "cannot tell reciting from learning the domain" in probes
+    assert "reasons better" not in probe_readings(results, analysis, judge_gated=False)
+    assert probe_readings(results, analysis, judge_gated=True) == "Probes: tuned: reasons better."
 
 
 def test_pdf_prints_the_design_figures_with_their_readings(finished_run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

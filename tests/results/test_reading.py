@@ -56,7 +56,7 @@ def test_one_reading_per_fine_tune_from_the_passes_own_figures(design_run: tuple
         assert by_topic["Paraphrase"] == f"– | {NOT_MEASURED_PARAPHRASE}"
         assert reading.verdict.text.startswith("Provisional: the judge gate was not checked for this pass")
         assert reading.evidence.score.figure == clustered  # the verdict cites the clustered figure
-    tuned, other = readings
+    tuned, other = fine_tune_readings(results, analysis, judge_gated=True)
     # tuned: higher by over 4 points with reasoning up, eight documents cap the strength at moderate
     assert tuned.evidence.score.side == "up" and tuned.evidence.reasoning.side == "up"
     assert tuned.verdict.kind == "learned the reasoning" and tuned.verdict.strength == "moderate"
@@ -153,7 +153,7 @@ def test_a_membership_auc_above_one_half_is_memorisation(design_run: tuple[RunRe
     separating = AucResult(auc=0.8, ci=Interval(low=0.7, high=0.9), n_members=30, n_non_members=30, n_missing=0)
     chance = AucResult(auc=0.5, ci=Interval(low=0.4, high=0.6), n_members=30, n_non_members=30, n_missing=0)
     probed = results.model_copy(update={"probes": _membership(separating, chance)})
-    tuned, other = fine_tune_readings(probed, analysis)
+    tuned, other = fine_tune_readings(probed, analysis, judge_gated=True)
     membership = lines(tuned)["Membership"]
     assert (
         "reference ratio AUC 0.80 [0.70, 0.90] (the signal the verdict reads); also Loss 0.50 [0.40, 0.60]"
@@ -167,7 +167,7 @@ def test_a_membership_auc_above_one_half_is_memorisation(design_run: tuple[RunRe
     assert lines(other)["Membership"] == f"– | {NOT_MEASURED_MEMBERSHIP}"  # not among the tested models
 
     confounded = results.model_copy(update={"probes": _membership(chance, separating)})
-    tuned = fine_tune_readings(confounded, analysis)[0]
+    tuned = fine_tune_readings(confounded, analysis, judge_gated=True)[0]
     assert "the base separates the split too, so only the reference ratio counts" in lines(tuned)["Membership"]
     assert tuned.evidence.membership is not None and tuned.evidence.membership.side == "none"
     assert tuned.verdict.kind == "learned the reasoning"  # a loss-type AUC alone proves nothing
@@ -176,7 +176,7 @@ def test_a_membership_auc_above_one_half_is_memorisation(design_run: tuple[RunRe
 def test_a_paraphrase_drop_beyond_the_base_s_is_memorised_wording(design_run: tuple[RunResults, RunAnalysis]) -> None:
     results, analysis = design_run
     drop = ParaphraseInput(finetune_drop=1.5, base_drop=0.3, difference=1.2, ci=Interval(low=0.6, high=1.8), n_pairs=10)
-    tuned = fine_tune_readings(results, analysis, paraphrase={"tuned": drop})[0]
+    tuned = fine_tune_readings(results, analysis, paraphrase={"tuned": drop}, judge_gated=True)[0]
     assert (
         "drop under paraphrase: tuned +1.50, base +0.30; extra drop +1.20 [0.60, 1.80] over 10 pairs"
         in lines(tuned)["Paraphrase"]
@@ -185,24 +185,34 @@ def test_a_paraphrase_drop_beyond_the_base_s_is_memorised_wording(design_run: tu
     assert tuned.verdict.kind == "memorised" and tuned.verdict.strength == "strong"
 
     kept = drop.model_copy(update={"difference": 0.1, "ci": Interval(low=-0.4, high=0.6)})
-    tuned = fine_tune_readings(results, analysis, paraphrase={"tuned": kept})[0]
+    tuned = fine_tune_readings(results, analysis, paraphrase={"tuned": kept}, judge_gated=True)[0]
     assert tuned.verdict.kind == "learned the reasoning" and "a paraphrase does not take the gain away" in (
         tuned.verdict.claim
     )
     few = drop.model_copy(update={"n_pairs": 3})
-    tuned = fine_tune_readings(results, analysis, paraphrase={"tuned": few})[0]
+    tuned = fine_tune_readings(results, analysis, paraphrase={"tuned": few}, judge_gated=True)[0]
     assert "too few paraphrased pairs to read (3; 5 needed)" in lines(tuned)["Paraphrase"]
     assert tuned.verdict.kind == "learned the reasoning" and tuned.verdict.strength == "moderate"
 
 
-def test_the_judge_gate_decides_whether_the_verdict_is_provisional(design_run: tuple[RunResults, RunAnalysis]) -> None:
+def test_the_judge_gate_decides_whether_the_scores_are_read(design_run: tuple[RunResults, RunAnalysis]) -> None:
     results, analysis = design_run
     gated = fine_tune_readings(results, analysis, judge_gated=True, judge_line="Judge gated: all reproduced.")[0]
     assert not gated.verdict.provisional and gated.verdict.text == gated.verdict.claim
+    assert gated.verdict.kind == "learned the reasoning"
     assert lines(gated)["Judge"] == "Judge gated: all reproduced. | gated: its figures count"
-    ungated = fine_tune_readings(results, analysis, judge_gated=False, judge_line="Judge NOT gated: never calibrated.")[
-        0
-    ]
-    assert ungated.verdict.text == f"{ungated.verdict.caveat} {gated.verdict.claim}"
-    assert ungated.verdict.caveat.startswith("Provisional: the judge is not gated")
-    assert lines(ungated)["Judge"].endswith("NOT gated: every reading here is provisional")
+    for judge_gated, judge_line in (
+        (False, "Judge NOT gated: fixtures missed: A1 (1 of 4 fixtures reproduced)."),
+        (None, ""),
+    ):
+        ungated = fine_tune_readings(results, analysis, judge_gated=judge_gated, judge_line=judge_line)[0]
+        # the same figures, but a judge that may be noise: no claim rests on them
+        assert ungated.verdict.kind == "cannot tell" and ungated.verdict.provisional
+        assert ungated.verdict.text == f"{ungated.verdict.caveat} {ungated.verdict.claim}"
+        assert "so none of them is read" in ungated.verdict.claim
+        by_topic = {line.topic: line for line in ungated.lines}
+        for topic in ("Score change", "Facts versus reasoning"):
+            shown = {line.topic: line for line in gated.lines}[topic]
+            assert by_topic[topic].figures == shown.figures  # the figures are still shown
+            assert by_topic[topic].reading == f"not read (no gated judge); as measured: {shown.reading}"
+        assert by_topic["Judge"].reading.endswith("no judged figure here is read, only the membership test")

@@ -233,26 +233,79 @@ def test_no_measurable_difference_is_not_no_difference() -> None:
     assert "covers 0" in verdict.claim and "smaller ones are not ruled out" in verdict.claim
 
 
-@pytest.mark.parametrize(
-    ("gated", "caveat"),
-    [
-        (False, "Provisional: the judge is not gated"),
-        (None, "Provisional: the judge gate was not checked for this pass"),
-    ],
-)
+NOT_GATED = [
+    (False, "Provisional: the judge is not gated"),
+    (None, "Provisional: the judge gate was not checked for this pass"),
+]
+AUC_UP = finding(0.9, Interval(low=0.8, high=1.0), units=20, null=0.5, figure="AUC 0.90 [0.80, 1.00]")
+
+
+@pytest.mark.parametrize(("gated", "caveat"), NOT_GATED)
 def test_a_judge_not_gated_makes_every_verdict_provisional_and_says_so_first(gated: bool | None, caveat: str) -> None:
     for score in (UP, DOWN, FLAT, UNDEFINED):
         verdict = decide(evidence(score=score, judge_gated=gated))
-        gated_verdict = decide(evidence(score=score, judge_gated=True))
         assert verdict.provisional and verdict.text.startswith(caveat) and verdict.caveat.startswith(caveat)
-        assert (verdict.kind, verdict.strength, verdict.claim) == (
-            gated_verdict.kind,
-            gated_verdict.strength,
-            gated_verdict.claim,
-        )
+        assert verdict.text == f"{verdict.caveat} {verdict.claim}"
+        gated_verdict = decide(evidence(score=score, judge_gated=True))
         assert (
             not gated_verdict.provisional and gated_verdict.caveat == "" and gated_verdict.text == gated_verdict.claim
         )
+
+
+@pytest.mark.parametrize(("gated", "caveat"), NOT_GATED)
+def test_a_judge_not_gated_makes_no_claim_from_the_scores(gated: bool | None, caveat: str) -> None:
+    """A judge that failed its gate may be noise: whatever its scores say (a rise, a fall,
+    reasoning up, a paraphrase drop), the verdict reads none of them."""
+    judged = [
+        {"score": UP, "reasoning": UP},  # gated: learned the reasoning
+        {"score": UP},  # scores higher
+        {"score": DOWN},  # scores lower
+        {"score": FLAT, "reasoning": UP},  # mixed
+        {"score": FLAT},  # no measurable difference
+        {"score": UP, "paraphrase": found(0.3, 1.5)},  # memorised, from the paraphrase drop alone
+    ]
+    for changes in judged:
+        verdict = decide(evidence(judge_gated=gated, **changes))
+        assert verdict.kind == "cannot tell" and verdict.strength is None, changes
+        why = "is not gated" if gated is False else "was not checked against its gate"
+        assert verdict.claim.startswith(
+            f"Cannot tell whether tuned learned the reasoning or memorised: the score, fact, reasoning and "
+            f"paraphrase findings rest on a judge that {why}, so none of them is read"
+        )
+        assert "no membership test was kept with this pass" in verdict.claim
+
+
+def test_without_a_gated_judge_a_membership_test_that_found_nothing_is_named() -> None:
+    verdict = decide(evidence(score=UP, reasoning=UP, membership=found(-0.1, 0.1), judge_gated=False))
+    assert verdict.kind == "cannot tell"
+    assert verdict.claim.endswith(
+        "the membership test, which does not rest on the judge, found no sign of memorisation, "
+        "which does not rule it out."
+    )
+
+
+def test_without_a_gated_judge_scores_that_say_nothing_keep_their_own_reason() -> None:
+    floor = decide(evidence(score=CONSTANT, mean_finetune=0.0, mean_base=0.0, judge_gated=False))
+    assert floor.kind == "cannot tell"
+    assert floor.claim.startswith("Cannot tell: every counted answer of both tuned and base scored 0 (a floor)")
+    few = decide(evidence(n_questions=MIN_QUESTIONS - 1, score=UP, judge_gated=False))
+    assert few.claim.startswith(f"Cannot tell: only {MIN_QUESTIONS - 1} question(s)")
+    unread = decide(evidence(score=UP, membership=UNDEFINED, judge_gated=False))
+    assert unread.claim.endswith("the membership test kept with this pass has no reference-ratio interval to read.")
+
+
+@pytest.mark.parametrize("gated", [False, None])
+def test_membership_is_read_without_a_gated_judge(gated: bool | None) -> None:
+    """The reference-ratio AUC compares likelihoods, not judged scores: it is read whatever
+    the judge, and only it (a paraphrase drop is a judged score)."""
+    verdict = decide(evidence(score=UP, reasoning=UP, membership=AUC_UP, paraphrase=found(0.3, 1.5), judge_gated=gated))
+    assert verdict.kind == "memorised" and verdict.strength == "strong" and verdict.provisional
+    assert verdict.claim == (
+        "tuned shows memorisation (strong evidence): the reference-ratio AUC tells its training documents from "
+        "held-out ones (AUC 0.90 [0.80, 1.00]), a test that does not rest on the judge; its scores are not read, so "
+        "whether it also learned the reasoning cannot be told."
+    )
+    assert "paraphrased" not in verdict.claim and "score" not in verdict.claim.split(";")[0]
 
 
 # -- never more than the intervals allow -----------------------------------------------------
@@ -291,7 +344,12 @@ def test_no_verdict_claims_more_than_its_intervals_allow() -> None:
         kinds.add(verdict.kind)
         scores = [pair for pair in (drawn["clustered"], drawn["paired"]) if pair is not None]
         assert verdict.provisional == (e.judge_gated is not True)
-        if e.n_questions < MIN_QUESTIONS or not scores or e.score.side == "constant":
+        if e.judge_gated is not True:  # only the membership test is read, and only as memorisation
+            assert verdict.kind in ("cannot tell", "memorised")
+            if verdict.kind == "memorised":
+                assert measured["membership"] and auc is not None and auc[1].low > 0.5
+        too_few = e.n_questions < MIN_QUESTIONS or not scores or e.score.side == "constant"
+        if too_few and e.judge_gated is True:  # ungated, the scores are not read at all (above)
             assert verdict.kind == "cannot tell"
         if verdict.kind in ("scores higher", "learned the reasoning"):
             assert all(ci.low > 0 for _, ci in scores)

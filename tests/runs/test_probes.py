@@ -19,14 +19,13 @@ from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
 from gtreview.core.errors import UserError
 from gtreview.core.stats import Difference, Interval
 from gtreview.inference.llama.engine import BatchedLlamaEngine
+from gtreview.runs.probe_reading import FAMILIAR_WORDING, NO_SIGN_OF_RECITING, reading
 from gtreview.runs.probes import (
-    NO_SIGN_OF_RECITING,
     FamiliarityComparison,
     FamiliarityReport,
     RecallComparison,
     RecallReport,
     familiarity,
-    reading,
     run_probes,
     sample_passages,
     split_for_recall,
@@ -237,8 +236,20 @@ def test_reading_reasons_better_and_within_noise() -> None:
 def test_reading_discounts_recall_that_the_controls_show_too() -> None:
     fam, rec = reports(excess=FLAT, ngram=UP, control_ngram=UP)  # better at any text, not at these passages
     assert reading(fam, rec)[0].text == NO_SIGN_OF_RECITING
+
+
+def test_a_gain_beyond_shuffled_text_alone_is_the_domain_not_reciting() -> None:
+    """The known-answer learner (tuned on text written for the set, none of the reports)
+    gains beyond the shuffled controls as a reciter does: only a membership split (or
+    held-out controls) can say which it is, and without one the reading says so."""
     fam, rec = reports(excess=UP, ngram=FLAT, control_ngram=FLAT)
-    assert reading(fam, rec)[0].text == "recites more"
+    (alone,) = reading(fam, rec)
+    assert alone.text == FAMILIAR_WORDING and not alone.recites_more
+    assert reading(fam, rec, members_told_apart={"lora": True})[0].text == "recites more"
+    told_not = reading(fam, rec, members_told_apart={"lora": False})[0]
+    assert told_not.text == NO_SIGN_OF_RECITING and not told_not.recites_more
+    fam, rec = reports(excess=FLAT, ngram=UP, control_ngram=FLAT)  # verbatim recall needs no split
+    assert reading(fam, rec, members_told_apart={"lora": False})[0].text == "recites more"
 
 
 # -- the command ---------------------------------------------------------------

@@ -24,7 +24,7 @@ OVERSIZE = {
     "gtreview/inference/worker.py": 727,
     "gtreview/report/release.py": 508,
     "gtreview/results/loader.py": 552,
-    "gtreview/runs/probes.py": 530,
+    "gtreview/runs/probes.py": 455,
     "gtreview/store/runs_repo.py": 408,
     "gtreview/ui/ops.py": 464,
     "gtreview/ui/widgets/results_view.py": 459,

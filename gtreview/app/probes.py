@@ -38,9 +38,8 @@ from gtreview.runs.membership import (
     SplitPassage,
     membership_report,
     split_passages,
-    told_apart,
 )
-from gtreview.runs.probe_reading import Reading, reading
+from gtreview.runs.probe_reading import Reading, reading, told_apart
 from gtreview.runs.probes import (
     MIN_WORDS,
     EngineFactory,

@@ -159,8 +159,7 @@ def probe_readings(results: RunResults, analysis: RunAnalysis | None = None, *, 
     """The learned-or-recited reading of the memorisation probes kept with the pass. The
     judge's reasoning points take part only when it is gated: a judge that may be noise
     would otherwise read a fine-tune that recites as one that "reasons better"."""
-    from gtreview.runs.membership import told_apart_of
-    from gtreview.runs.probe_reading import reading
+    from gtreview.runs.probe_reading import reading, told_apart_of
     from gtreview.runs.probes import FamiliarityReport, RecallReport
 
     assert results.probes is not None

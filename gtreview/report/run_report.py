@@ -98,8 +98,7 @@ def build_report(
 def _probes(doc: ReportDocument, results: RunResults, analysis: RunAnalysis, *, judged: bool) -> None:
     """Learned or recited? Memorisation probes beside the component-kind score changes;
     ``judged``: the judge is gated, so its reasoning points may decide the reading."""
-    from gtreview.runs.membership import told_apart_of
-    from gtreview.runs.probe_reading import reading
+    from gtreview.runs.probe_reading import reading, told_apart_of
     from gtreview.runs.probes import FamiliarityReport, RecallReport
 
     assert results.probes is not None

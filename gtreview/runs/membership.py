@@ -29,7 +29,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -284,7 +284,7 @@ def _aucs(rows: Sequence[PassageSignals], signals: Sequence[Signal], n_boot: int
     return out
 
 
-def _separates(auc: SignalAuc) -> bool:
+def separates(auc: SignalAuc) -> bool:
     ci = auc.result.ci
     return ci is not None and ci.low > 0.5
 
@@ -309,7 +309,7 @@ def _strength(auc: SignalAuc) -> tuple[float, float]:
     return (auc.result.ci.low if auc.result.ci is not None else -1.0, auc.result.auc or 0.0)
 
 
-def _counted(model: ModelMembership, confounded: bool) -> list[SignalAuc]:
+def counted_signals(model: ModelMembership, confounded: bool) -> list[SignalAuc]:
     """A fine-tune's signals with an AUC that a reading may rest on (``VERDICT_SIGNALS``):
     with a confounded split, only the reference ratio, read against the base."""
     return [
@@ -319,23 +319,10 @@ def _counted(model: ModelMembership, confounded: bool) -> list[SignalAuc]:
     ]
 
 
-def told_apart(report: MembershipReport) -> dict[str, bool]:
-    """Per fine-tune, whether a signal that counts tells its training documents from the
-    held-out ones (the verdict its reading states)."""
-    confounded = bool(base_confounds(report.models))
-    return {m.label: any(_separates(a) for a in _counted(m, confounded)) for m in report.models if not m.is_base}
-
-
-def told_apart_of(probes: Mapping[str, Any]) -> dict[str, bool] | None:
-    """:func:`told_apart` of the membership report kept with a pass's probes, if any."""
-    kept = probes.get("membership")
-    return told_apart(MembershipReport.model_validate(kept)) if kept else None
-
-
 def strongest_signal(report: MembershipReport) -> Signal | None:
     """The signal the readings lean on: the fine-tunes' strongest that counts (the one to draw)."""
     confounded = bool(base_confounds(report.models))
-    counted = [a for m in report.models if not m.is_base for a in _counted(m, confounded)]
+    counted = [a for m in report.models if not m.is_base for a in counted_signals(m, confounded)]
     return max(counted, key=_strength).signal if counted else None
 
 
@@ -352,14 +339,14 @@ def _readings(models: Sequence[ModelMembership]) -> list[str]:
         )
     for model in finetunes:
         # With a confounded split only the signals read against the base say anything of the fine-tune.
-        known = _counted(model, bool(confounded))
+        known = counted_signals(model, bool(confounded))
         if not known:
             lines.append(f"{model.label}: no signal could be computed")
             continue
         best = max(known, key=_strength)
         verdict = (
             "tells its training documents from held-out ones"
-            if _separates(best)
+            if separates(best)
             else "does not tell its training documents from held-out ones on this split"
         )
         which = "the signal that counts" if confounded else "strongest signal"

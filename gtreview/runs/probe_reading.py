@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from gtreview.core.stats import Difference, StatModel
+from gtreview.runs.membership import MembershipReport, base_confounds, counted_signals, separates
 from gtreview.runs.probes import FamiliarityReport, RecallReport
 
 
@@ -101,3 +103,16 @@ def reading(
             Reading(label=fam.label, recites_more=recites, reasons_better=reasons, text=text, evidence=evidence)
         )
     return readings
+
+
+def told_apart(report: MembershipReport) -> dict[str, bool]:
+    """Per fine-tune, whether a signal that counts tells its training documents from the
+    held-out ones (the verdict its reading states)."""
+    confounded = bool(base_confounds(report.models))
+    return {m.label: any(separates(a) for a in counted_signals(m, confounded)) for m in report.models if not m.is_base}
+
+
+def told_apart_of(probes: Mapping[str, Any]) -> dict[str, bool] | None:
+    """:func:`told_apart` of the membership report kept with a pass's probes, if any."""
+    kept = probes.get("membership")
+    return told_apart(MembershipReport.model_validate(kept)) if kept else None

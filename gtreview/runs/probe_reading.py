@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from gtreview.core.stats import Difference, StatModel
 from gtreview.runs.membership import MembershipReport, base_confounds, counted_signals, separates
 from gtreview.runs.probes import FamiliarityReport, RecallReport
+
+Told = Literal["members", "held-out", "neither"]  # which side of a membership split looks trained-on
 
 
 class Reading(StatModel):
@@ -30,6 +32,12 @@ def _fmt(name: str, diff: Difference | None, unit: str = "") -> str:
 # Said when no memorisation signal clears zero for the fine-tune. Not "within noise": a
 # signal may well clear zero the other way (the base more familiar with the passages).
 NO_SIGN_OF_RECITING = "no sign it recites the sources more than the base"
+# Said when the split's held-out documents look more trained-on than its named training
+# documents: the split is wrong, or the fine-tune learned the other side; no claim either way.
+WRONG_WAY = (
+    "cannot tell: its held-out documents look more trained-on than the documents named as its training "
+    "(check the split: --members and --held-out)"
+)
 # Said when the only signal is a likelihood gain beyond shuffled text and no membership
 # split or held-out text says whether it is the corpus itself or its domain.
 FAMILIAR_WORDING = (
@@ -42,7 +50,7 @@ def reading(
     familiarity: FamiliarityReport,
     recall: RecallReport,
     pointwise: Mapping[str, Mapping[str, Difference]] | None = None,
-    members_told_apart: Mapping[str, bool] | None = None,
+    members_told_apart: Mapping[str, Told] | None = None,
 ) -> list[Reading]:
     """One reading per fine-tune: "reasons better", "recites more, reasons no better",
     "recites more" (no pointwise scores to judge reasoning by) or NO_SIGN_OF_RECITING.
@@ -65,14 +73,14 @@ def reading(
     readings = []
     for fam in familiarity.comparisons:
         rec = recall_by.get(fam.label)
+        told = (members_told_apart or {}).get(fam.label)
         better = "fine-tune better"
         recall_up = (
             rec is not None and rec.ngram_overlap.verdict == better and rec.control_ngram_overlap.verdict != better
         )
         if fam.excess is not None:  # shuffled controls: word order, which domain learning also gives
             wording_up = fam.excess.verdict == better
-            told = (members_told_apart or {}).get(fam.label)
-            likelihood_up = wording_up and told is True
+            likelihood_up = wording_up and told == "members"
             familiar_only = wording_up and told is None
         else:  # held-out controls: a gain on the passages and not on the held-out text
             likelihood_up = fam.passages.verdict == better and (fam.controls is None or fam.controls.verdict != better)
@@ -85,6 +93,8 @@ def reading(
             text = "reasons better"
         elif recites:
             text = "recites more, reasons no better" if reasons is not None else "recites more"
+        elif told == "held-out":
+            text = WRONG_WAY
         elif familiar_only:
             text = FAMILIAR_WORDING
         else:
@@ -105,14 +115,20 @@ def reading(
     return readings
 
 
-def told_apart(report: MembershipReport) -> dict[str, bool]:
-    """Per fine-tune, whether a signal that counts tells its training documents from the
-    held-out ones (the verdict its reading states)."""
+def told_apart(report: MembershipReport) -> dict[str, Told]:
+    """Per fine-tune, which side of the split a signal that counts finds more trained-on:
+    the named training documents (``members``), the held-out ones (the split points the
+    wrong way), or ``neither``."""
     confounded = bool(base_confounds(report.models))
-    return {m.label: any(separates(a) for a in counted_signals(m, confounded)) for m in report.models if not m.is_base}
+    told: dict[str, Told] = {}
+    for model in (m for m in report.models if not m.is_base):
+        counted = counted_signals(model, confounded)
+        wrong_way = any(a.result.ci is not None and a.result.ci.high < 0.5 for a in counted)
+        told[model.label] = "members" if any(separates(a) for a in counted) else "held-out" if wrong_way else "neither"
+    return told
 
 
-def told_apart_of(probes: Mapping[str, Any]) -> dict[str, bool] | None:
+def told_apart_of(probes: Mapping[str, Any]) -> dict[str, Told] | None:
     """:func:`told_apart` of the membership report kept with a pass's probes, if any."""
     kept = probes.get("membership")
     return told_apart(MembershipReport.model_validate(kept)) if kept else None

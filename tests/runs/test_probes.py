@@ -19,7 +19,7 @@ from gtreview.core.corpus import ParsedDocument, Passage, SourceKind
 from gtreview.core.errors import UserError
 from gtreview.core.stats import Difference, Interval
 from gtreview.inference.llama.engine import BatchedLlamaEngine
-from gtreview.runs.probe_reading import FAMILIAR_WORDING, NO_SIGN_OF_RECITING, reading
+from gtreview.runs.probe_reading import FAMILIAR_WORDING, NO_SIGN_OF_RECITING, WRONG_WAY, reading
 from gtreview.runs.probes import (
     FamiliarityComparison,
     FamiliarityReport,
@@ -245,11 +245,14 @@ def test_a_gain_beyond_shuffled_text_alone_is_the_domain_not_reciting() -> None:
     fam, rec = reports(excess=UP, ngram=FLAT, control_ngram=FLAT)
     (alone,) = reading(fam, rec)
     assert alone.text == FAMILIAR_WORDING and not alone.recites_more
-    assert reading(fam, rec, members_told_apart={"lora": True})[0].text == "recites more"
-    told_not = reading(fam, rec, members_told_apart={"lora": False})[0]
+    assert reading(fam, rec, members_told_apart={"lora": "members"})[0].text == "recites more"
+    told_not = reading(fam, rec, members_told_apart={"lora": "neither"})[0]
     assert told_not.text == NO_SIGN_OF_RECITING and not told_not.recites_more
+    # the known-answer fine-tune on the held-out side: the split points the wrong way, no claim
+    wrong = reading(fam, rec, members_told_apart={"lora": "held-out"})[0]
+    assert wrong.text == WRONG_WAY and not wrong.recites_more
     fam, rec = reports(excess=FLAT, ngram=UP, control_ngram=FLAT)  # verbatim recall needs no split
-    assert reading(fam, rec, members_told_apart={"lora": False})[0].text == "recites more"
+    assert reading(fam, rec, members_told_apart={"lora": "neither"})[0].text == "recites more"
 
 
 # -- the command ---------------------------------------------------------------

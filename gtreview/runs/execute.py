@@ -179,9 +179,10 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     ctx.result.reused += len(tasks) - len(todo)
     if not todo:
         return
+    tally = Tally(ctx, "generate", len(todo), f"{redact(spec)}: {{done}} of {{total}} answers", "answers").start()
     backend = ctx.open_backend(spec)
     record_backend(ctx.engine, ctx.run_id, spec, backend.describe())
-    writer = _AnswerWriter(ctx, Tally(ctx, "generate", len(todo), f"{redact(spec)}: {{done}} of {{total}} answers"))
+    writer = _AnswerWriter(ctx, tally)
     try:
         pending = todo
         for attempt in range(ctx.config.generation_retries + 1):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 import threading
+import time
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QObject, Signal
@@ -31,7 +32,10 @@ from gtreview.app.drafting import (
     set_contract_order,
 )
 from gtreview.app.projects import Project
+from gtreview.core.activity import JobKind, JobProgress
+from gtreview.core.redaction import redact
 from gtreview.core.rubric import AccessMode
+from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.ops import (
     BackgroundJob,
     CollectionOp,
@@ -105,6 +109,13 @@ class DraftController(QObject):
         if self.running:
             return False
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
+        ticket = ActivityBoard.of(self).begin(JobKind.DRAFTING, f'Drafting "{name}" with {redact(spec)}', cancel)
+        began: dict[str, float] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            self.progress.emit(stage, done, total)
+            elapsed = time.monotonic() - began.setdefault(stage, time.monotonic())
+            ticket.report(JobProgress(phase=stage, done=done, total=total, elapsed=elapsed))
 
         def work() -> OpResult[tuple[DraftResult, int]]:
             outcome = draft_new_set(
@@ -114,7 +125,7 @@ class DraftController(QObject):
                 actor=_user(),
                 name=name,
                 access_mode=access_mode,
-                progress=self.progress.emit,
+                progress=progress,
                 cancel=cancel,
                 open_backend=opener,
             )
@@ -146,7 +157,7 @@ class DraftController(QObject):
             self.finished.emit(said, 0)
 
         self._cancel = cancel
-        BackgroundJob(self, op=work, success=done).failure(failed).run_in_background()
+        BackgroundJob(self, op=work, success=done, ticket=ticket).failure(failed).run_in_background()
         return True
 
     def cancel(self) -> None:

@@ -20,7 +20,9 @@ from gtreview.app.releases import ReleaseInfo, create_release_bundle
 from gtreview.app.results import RunSummary, run_summaries
 from gtreview.app.rubric_files import read_rubric_source
 from gtreview.app.rubrics import RubricImport, import_rubric
+from gtreview.core.activity import JobKind
 from gtreview.runs.plan import PassConfig
+from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.dialogs.preferences import signing_key
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, failure_message, notify
 
@@ -257,10 +259,12 @@ class FlowMixin:
                 "success",
             )
 
+        ticket = ActivityBoard.of(widget).begin(JobKind.EXPORT, f"Signed release of set {set_id} to {target.name}")
         BackgroundJob(
             widget,
             op=lambda: create_release_bundle(engine, set_id, key=key, out_dir=target, project_folder=folder),
             success=done,
+            ticket=ticket,
         ).failure(lambda error: notify(widget, f"No release: {failure_message(error)}", "error")).run_in_background()
 
 

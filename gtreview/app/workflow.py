@@ -32,7 +32,14 @@ from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets_repo
 from gtreview.store.db import write_session
-from gtreview.store.review_records import HistoryEntry, SignoffInfo, history, signed_rubric_text, signoffs
+from gtreview.store.review_records import (
+    HistoryEntry,
+    SignoffInfo,
+    approved_without_calibration,
+    history,
+    signed_rubric_text,
+    signoffs,
+)
 from gtreview.store.sets_repo import QuestionSummary
 
 
@@ -86,9 +93,11 @@ def _decide(
     reviewer: str,
     comment: str,
     version: int | None = None,
+    calibration_required: bool | None = None,
 ) -> ReviewChange:
     """One review decision in one write transaction: read the status, apply the table,
-    record the new status and its audit entry (on ``version`` when given), commit."""
+    record the new status and its audit entry (on ``version`` when given, and for an
+    approval whether calibration was required), commit."""
     with write_session(engine) as session:
         try:
             state = sets_repo.review_state(session, set_id, qid)
@@ -98,7 +107,14 @@ def _decide(
         if isinstance(after, Refusal):
             raise ReviewRefused(after)
         recorded = sets_repo.record_review(
-            session, set_id, qid, after, actor=reviewer, comment=comment, version=version
+            session,
+            set_id,
+            qid,
+            after,
+            actor=reviewer,
+            comment=comment,
+            version=version,
+            calibration_required=calibration_required,
         )
         session.commit()
     return ReviewChange(
@@ -155,7 +171,8 @@ def approve(
     )
     if errors:
         raise WorkflowError(f"{qid} has {errors} validation error(s); fix them before approving")
-    if approval_requires_calibration(engine):
+    required = approval_requires_calibration(engine)
+    if required:
         latest = latest_calibration(engine, set_id, qid)
         if latest is None:
             raise WorkflowError(f"{qid} has not been calibrated in this version; run Calibrate first")
@@ -174,7 +191,16 @@ def approve(
         )
         note = f"Approved with unresolved locator(s) {covered}: {unresolved_reason.strip()}"
         comment = f"{note}\n{comment}" if comment.strip() else note
-    return _decide(engine, set_id, qid, ReviewAction.APPROVE, reviewer=reviewer, comment=comment, version=checked)
+    return _decide(
+        engine,
+        set_id,
+        qid,
+        ReviewAction.APPROVE,
+        reviewer=reviewer,
+        comment=comment,
+        version=checked,
+        calibration_required=required,  # an approval under Require calibration switched off says so
+    )
 
 
 def request_changes(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str) -> ReviewChange:
@@ -234,8 +260,16 @@ def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -
         rubric = _frozen(summaries, sets_repo.set_rubric(session, set_id))
         text = rubric_to_json_text(rubric)
         content_hash = canonical_hash(rubric.to_json_dict())
+        hashes = {canonical_hash(q.to_json_dict()): q.id for q in rubric.questions}
         number = sets_repo.record_signoff(
-            session, set_id, text, content_hash, len(rubric.questions), reviewer=reviewer, comment=comment
+            session,
+            set_id,
+            text,
+            content_hash,
+            len(rubric.questions),
+            reviewer=reviewer,
+            comment=comment,
+            uncalibrated=approved_without_calibration(session, set_id, hashes),
         )
         session.commit()
     return next(s for s in signoffs(engine, set_id) if s.number == number)

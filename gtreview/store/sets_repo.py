@@ -523,9 +523,11 @@ def record_review(
     actor: str,
     comment: str = "",
     version: int | None = None,
+    calibration_required: bool | None = None,
 ) -> int:
     """Set the question's status and append the decision to the audit log, in ``session``
     (a write session: the caller commits); return the version the decision is about.
+    ``calibration_required``: on an approval, whether the project asked for a calibration.
 
     ``version`` is the version the reviewer decided on: when another has been saved since,
     the decision is refused (``ReviewConflictError``), so nobody approves content unseen.
@@ -546,6 +548,7 @@ def record_review(
             version=row.current_version,
             content_hash=content_hash,
             comment=comment,
+            calibration_required=calibration_required,
         )
     )
     return row.current_version
@@ -703,8 +706,10 @@ def record_signoff(
     *,
     reviewer: str,
     comment: str,
+    uncalibrated: list[str] | None = None,
 ) -> int:
-    """:func:`add_signoff` in ``session`` (a write session: the caller commits)."""
+    """:func:`add_signoff` in ``session`` (a write session: the caller commits);
+    ``uncalibrated``: the questions approved while calibration was not required."""
     latest = session.exec(select(func.max(tables.SetSignoff.number)).where(tables.SetSignoff.set_id == set_id)).one()
     number = (latest or 0) + 1
     session.add(
@@ -716,6 +721,7 @@ def record_signoff(
             question_count=question_count,
             reviewer=reviewer,
             comment=comment,
+            uncalibrated_json=None if uncalibrated is None else json.dumps(uncalibrated),
         )
     )
     session.add(

@@ -26,6 +26,16 @@ from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.dialogs.preferences import signing_key
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, OpResult, failure_message, notify
 
+
+def uncalibrated_note(qids: list[str] | None) -> str:
+    """What a sign-off or release says of questions approved while calibration was not required."""
+    if not qids:
+        return ""
+    return f" Calibration was not required when {len(qids)} of its questions were approved: {', '.join(qids[:8])}" + (
+        "…" if len(qids) > 8 else "."
+    )
+
+
 RUNS_POLL_MS = 3000  # how often the runs are re-read while the Runs page is shown or a pass runs
 CORPUS_FILTER = "Corpus files (*.pdf *.txt *.md *.csv);;All files (*)"
 RUBRIC_FILTER = "Rubric files (*.json);;All files (*)"
@@ -255,8 +265,9 @@ class FlowMixin:
         def done(info: ReleaseInfo) -> None:
             notify(
                 widget,
-                f"Released {info.set_name} sign-off #{info.signoff_number} to {info.folder}, signed by {info.signer}.",
-                "success",
+                f"Released {info.set_name} sign-off #{info.signoff_number} to {info.folder}, signed by {info.signer}."
+                + uncalibrated_note(info.approved_without_calibration),
+                "warning" if info.approved_without_calibration else "success",
             )
 
         ticket = ActivityBoard.of(widget).begin(JobKind.EXPORT, f"Signed release of set {set_id} to {target.name}")

@@ -34,6 +34,7 @@ from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.dialogs.comment import ask_comment
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.editing_session import EditSession
+from gtreview.ui.flow import uncalibrated_note
 from gtreview.ui.ops import (
     BackgroundJob,
     CollectionOp,
@@ -289,8 +290,9 @@ class ReviewController(QObject):
             notify(
                 self,
                 f"Signed off as #{signed.number}: {signed.question_count} questions, hash {signed.content_hash[:12]}…"
+                + uncalibrated_note(signed.approved_without_calibration)
                 + self._seal(),
-                "success",
+                "warning" if signed.approved_without_calibration else "success",
             )
 
         CollectionOp(self, sign).success(done).failure(self._sign_refused).run_in_background(initiator=self)

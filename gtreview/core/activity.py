@@ -113,10 +113,14 @@ class Activity:
         return min(1.0, p.done / p.total)
 
     def line(self, now: float) -> str:
-        """``Pass "x" · judge: verdicts 3 of 12 · ETA 2m05s · 5m12s``: what runs, its
-        phase and counter, the ETA, and how long it has run (so a slow phase never reads
-        as a hang)."""
-        parts = [self.title]
+        """``Pass "x" · judge: verdicts 3 of 12 · ETA 2m05s · running 5m12s``: what runs,
+        then its ``status``."""
+        return f"{self.title} · {self.status(now)}"
+
+    def status(self, now: float) -> str:
+        """Its phase and counter, the ETA, and how long it has run (so a slow phase never
+        reads as a hang): what a narrow place shows first."""
+        parts = []
         p = self.progress
         if self.cancelling:
             parts.append("cancelling…")
@@ -134,4 +138,13 @@ class Activity:
         return " · ".join(parts)
 
 
-__all__ = ["Activity", "JobKind", "JobProgress", "duration"]
+def short_spec(spec: str) -> str:
+    """A model spec as a job's title names it: a local file by its name (``llama:/m/x.gguf?ctx=8``
+    is ``x.gguf``), anything else as it is (redacted by the caller)."""
+    kind, _, rest = spec.partition(":")
+    if kind in ("llama", "hf") and rest:
+        return rest.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or spec
+    return spec
+
+
+__all__ = ["Activity", "JobKind", "JobProgress", "duration", "short_spec"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 
+from gtreview.core.activity import short_spec
 from gtreview.core.redaction import redact
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import CompletionRequest
@@ -91,7 +92,9 @@ def _check(ctx: PassContext, spec: str, checks: list[PromptCheck], what: str) ->
         return
     ctx.check_cancel()
     # Loading a local model to count takes a while: say so, or a resumed pass reads as hung.
-    ctx.emit("fit", 0, 0, time.monotonic(), message=f"checking that the {what} prompts fit ({redact(spec)})")
+    ctx.emit(
+        "fit", 0, 0, time.monotonic(), message=f"checking that the {what} prompts fit ({short_spec(redact(spec))})"
+    )
     backend = ctx.open_backend(spec)
     try:
         check_prompts_fit(backend, checks, what=what)

@@ -32,7 +32,7 @@ from gtreview.app.drafting import (
     set_contract_order,
 )
 from gtreview.app.projects import Project
-from gtreview.core.activity import JobKind, JobProgress
+from gtreview.core.activity import JobKind, JobProgress, short_spec
 from gtreview.core.redaction import redact
 from gtreview.core.rubric import AccessMode
 from gtreview.ui.activity import ActivityBoard
@@ -109,7 +109,9 @@ class DraftController(QObject):
         if self.running:
             return False
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
-        ticket = ActivityBoard.of(self).begin(JobKind.DRAFTING, f'Drafting "{name}" with {redact(spec)}', cancel)
+        ticket = ActivityBoard.of(self).begin(
+            JobKind.DRAFTING, f'Drafting "{name}" with {short_spec(redact(spec))}', cancel
+        )
         began: dict[str, float] = {}
 
         def progress(stage: str, done: int, total: int) -> None:

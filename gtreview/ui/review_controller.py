@@ -27,7 +27,7 @@ from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.project_settings import project_judge, set_project_judge
 from gtreview.app.projects import Project
 from gtreview.app.question_calibration import QuestionCalibration, calibrate_set
-from gtreview.core.activity import JobKind
+from gtreview.core.activity import JobKind, short_spec
 from gtreview.core.errors import Cancelled
 from gtreview.core.redaction import redact
 from gtreview.ui.activity import ActivityBoard
@@ -342,7 +342,9 @@ class ReviewController(QObject):
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
         count = "the active" if qids is None else str(len(qids))
         what = f"{qids[0]}" if qids is not None and len(qids) == 1 else f"{count} questions"
-        ticket = ActivityBoard.of(self).begin(JobKind.CALIBRATION, f"Calibrating {what} with {redact(spec)}", cancel)
+        ticket = ActivityBoard.of(self).begin(
+            JobKind.CALIBRATION, f"Calibrating {what} with {short_spec(redact(spec))}", cancel
+        )
 
         def work() -> OpResult[list[QuestionCalibration]]:
             results = calibrate_set(

@@ -27,3 +27,10 @@ def test_no_eta_before_the_first_unit_and_waiting_and_cancelling_are_said() -> N
 
     assert "cancelling…" in replace(loading, cancelling=True).line(now=70.0)
     assert duration(3725) == "1h02m"
+
+
+def test_a_local_model_is_named_by_its_file() -> None:
+    from gtreview.core.activity import short_spec
+
+    assert short_spec("llama:/root/models/SmolLM2.Q4_1.gguf?ctx=4096&threads=1") == "SmolLM2.Q4_1.gguf"
+    assert short_spec("openai:http://judge#j") == "openai:http://judge#j"

@@ -26,6 +26,7 @@ class JobRow(QWidget):
     def __init__(self, job_id: int, cancel: Callable[[int], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.job_id = job_id
+        self.line = ""
         self.text = StatusLabel()
         self.text.setMaximumWidth(ROW_TEXT_WIDTH)
         self.bar = QProgressBar()
@@ -41,7 +42,9 @@ class JobRow(QWidget):
         layout.addWidget(self.cancel_button)
 
     def show_job(self, job: Activity, now: float) -> None:
-        self.text.setText(job.line(now))
+        self.line = job.line(now)
+        self.text.setText(f"{job.status(now)} — {job.title}")  # the counter first: the title may be elided
+        self.text.setToolTip(self.line)
         fraction = job.fraction
         if fraction is None:
             self.bar.setRange(0, 0)  # busy: nothing counted yet
@@ -86,8 +89,8 @@ class ActivityPanel(QWidget):
             self.ticker.stop()
 
     def lines(self) -> list[str]:
-        """What each row says (for tests and the accessibility of the bar)."""
-        return [row.text.text() for row in self.rows.values()]
+        """Each job's whole line, its title first (the row shows its status first; the tooltip all)."""
+        return [row.line for row in self.rows.values()]
 
 
 __all__ = ["ActivityPanel", "JobRow"]

@@ -34,6 +34,7 @@ from gtreview.judging.calibration import (
     CalibrationReport,
     DriftError,
     DriftMonitor,
+    FixtureHeard,
     calibrate,
     standardisation_fixtures,
 )
@@ -298,12 +299,19 @@ def compare_answer_files(
 # -- calibration ----------------------------------------------------------------------
 
 
-def calibrate_rubric(rubric: Rubric, judge: str, *, open_backend: OpenBackend = open_model) -> CalibrationReport:
+def calibrate_rubric(
+    rubric: Rubric,
+    judge: str,
+    *,
+    open_backend: OpenBackend = open_model,
+    on_fixture: FixtureHeard | None = None,
+) -> CalibrationReport:
     """Does ``judge`` reproduce the rubric's calibration fixtures? (Nothing is stored:
-    a project's set is calibrated with :func:`gtreview.app.question_calibration.calibrate_set`.)"""
+    a project's set is calibrated with :func:`gtreview.app.question_calibration.calibrate_set`.)
+    ``on_fixture(check, done, total)`` hears each fixture as its verdict is final."""
     backend = open_judge(judge, open_backend)
     try:
-        return calibrate(backend, rubric.questions, global_variants=rubric.global_variants)
+        return calibrate(backend, rubric.questions, global_variants=rubric.global_variants, on_fixture=on_fixture)
     finally:
         backend.close()
 

@@ -18,12 +18,15 @@ from gtreview.core.errors import UserError
 from gtreview.inference.spec_passwords import keep_spec
 from gtreview.inference.specs import parse_model_spec
 from gtreview.runs.plan import PassConfig
+from gtreview.store.db import write_session
+from gtreview.store.sets import CALIBRATION_NOT_REQUIRED, CALIBRATION_REQUIRED, log_project_action
 from gtreview.store.settings_repo import (
     APPROVAL_REQUIRES_CALIBRATION,
     JUDGE_GATE_MEASURE,
     JUDGE_GATE_THRESHOLD,
     JUDGE_SPEC,
     get_setting,
+    put_setting,
     set_setting,
 )
 
@@ -71,8 +74,16 @@ def set_last_pass(engine: Engine, config: PassConfig) -> str:
     return LAST_PASS
 
 
-def set_approval_requires_calibration(engine: Engine, required: bool) -> str:
-    set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, bool(required))
+def set_approval_requires_calibration(engine: Engine, required: bool, *, actor: str, reason: str = "") -> str:
+    """Require (or stop requiring) a reproduced calibration before an approval. A change
+    is an entry of the review log (who, when, why), in the same transaction: approvals
+    made while it is off are marked as such, and so are the sign-offs and releases of them."""
+    with write_session(engine) as session:
+        before = put_setting(session, APPROVAL_REQUIRES_CALIBRATION, bool(required))
+        if (True if before is None else bool(before)) != bool(required):  # unset: required
+            action = CALIBRATION_REQUIRED if required else CALIBRATION_NOT_REQUIRED
+            log_project_action(session, actor=actor, action=action, comment=reason)
+        session.commit()
     return APPROVAL_REQUIRES_CALIBRATION
 
 

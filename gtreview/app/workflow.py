@@ -91,9 +91,11 @@ def _decide(
     reviewer: str,
     comment: str,
     version: int | None = None,
+    calibration_required: bool | None = None,
 ) -> ReviewChange:
     """One review decision in one write transaction: read the status, apply the table,
-    record the new status and its audit entry (on ``version`` when given), commit."""
+    record the new status and its audit entry (on ``version`` when given, and for an
+    approval whether calibration was required), commit."""
     with unit_of_work(engine) as tx:
         try:
             state = sets.get_question(tx, set_id, qid)
@@ -102,7 +104,16 @@ def _decide(
         after = decide(state.review_status, action, qid=qid, comment=comment)
         if isinstance(after, Refusal):
             raise ReviewRefused(after)
-        recorded = sets.record_review(tx, set_id, qid, after, actor=reviewer, comment=comment, version=version)
+        recorded = sets.record_review(
+            tx,
+            set_id,
+            qid,
+            after,
+            actor=reviewer,
+            comment=comment,
+            version=version,
+            calibration_required=calibration_required,
+        )
     return ReviewChange(
         set_id=set_id, qid=qid, action=action, before=state.review_status, after=after, version=recorded
     )
@@ -161,7 +172,8 @@ def approve(
     )
     if errors:
         raise WorkflowError(f"{qid} has {plural(errors, 'validation error')}; fix them before approving")
-    if approval_requires_calibration(engine):
+    required = approval_requires_calibration(engine)
+    if required:
         latest = latest_calibration(engine, set_id, qid)
         if latest is None:
             raise WorkflowError(f"{qid} has not been calibrated in this version; run Calibrate first")
@@ -180,7 +192,16 @@ def approve(
         )
         note = waiver_note(covered, unresolved_reason.strip())
         comment = f"{note}\n{comment}" if comment.strip() else note
-    return _decide(engine, set_id, qid, ReviewAction.APPROVE, reviewer=reviewer, comment=comment, version=checked)
+    return _decide(
+        engine,
+        set_id,
+        qid,
+        ReviewAction.APPROVE,
+        reviewer=reviewer,
+        comment=comment,
+        version=checked,
+        calibration_required=required,  # an approval under Require calibration switched off says so
+    )
 
 
 def request_changes(engine: Engine, set_id: int, qid: str, *, reviewer: str, comment: str) -> ReviewChange:
@@ -242,8 +263,16 @@ def sign_off(engine: Engine, set_id: int, *, reviewer: str, comment: str = "") -
         rubric = _frozen(summaries, sets.export_rubric(tx, set_id))
         text = rubric_to_json_text(rubric)
         content_hash = canonical_hash(rubric.to_json_dict())
+        hashes = {canonical_hash(q.to_json_dict()): q.id for q in rubric.questions}
         number = sets.record_signoff(
-            tx, set_id, text, content_hash, len(rubric.questions), reviewer=reviewer, comment=comment
+            tx,
+            set_id,
+            text,
+            content_hash,
+            len(rubric.questions),
+            reviewer=reviewer,
+            comment=comment,
+            uncalibrated=sets.approved_without_calibration(tx, set_id, hashes),
         )
         tx.flush()
         return next(s for s in sets.signoffs(tx, set_id) if s.number == number)

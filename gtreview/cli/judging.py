@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, add_json, add_output_file, int_at_least, load_rubric, print_json
 
@@ -94,10 +96,23 @@ def compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _fixture_printer(stream: Any) -> Any:
+    """One line per fixture as its verdict is final (the judge reads them all at once,
+    so they come in any order): a long calibration shows it is working."""
+
+    def show(check: Any, done: int, total: int) -> None:
+        outcome = "reproduced" if check.reproduced else f"NOT reproduced ({check.reason})"
+        print(f"[{done}/{total}] {check.question_id} {check.fixture_id}: {outcome}", file=stream, flush=True)
+
+    return show
+
+
 def calibrate(args: argparse.Namespace) -> int:
     from gtreview.app.judging import calibrate_rubric
 
-    report = calibrate_rubric(load_rubric(args.rubric), args.judge)
+    # Progress on stderr, as ``gtreview run`` shows it, and none with --json (stdout stays one document).
+    on_fixture = None if args.json else _fixture_printer(sys.stderr)
+    report = calibrate_rubric(load_rubric(args.rubric), args.judge, on_fixture=on_fixture)
     if args.json:
         data = report.model_dump(mode="json")
         data["reproduced"] = report.reproduced

@@ -148,6 +148,10 @@ def release_create(args: argparse.Namespace) -> int:
             f"wrote {info.folder}: {info.set_name}, sign-off {info.signoff_number}, {info.question_count} questions, "
             f"signed by {info.signer} ({info.fingerprint})"
         )
+        if info.approved_without_calibration:
+            print(
+                f"note     approved without a calibration requirement: {', '.join(info.approved_without_calibration)}"
+            )
     return EXIT_OK
 
 

@@ -305,7 +305,7 @@ class WorkerBackend:
         amx = amx_verdict()  # probed once per process, only where the CPU advertises AMX
         proc = self._ctx.Process(
             target=_child_main,
-            args=(child_conn, self._spec, self._overrides, self._env, log_path, self._opener, amx.deny),
+            args=(child_conn, self._spec, self._overrides, self._env, log_path, self._opener, amx.deny, os.getpid()),
             name=f"gtreview-model-worker {self.spec}",
             daemon=True,
         )
@@ -621,9 +621,12 @@ def _child_main(
     log_path: Path | None,
     opener: Opener | None,
     deny_amx: bool = False,
+    parent_pid: int | None = None,
 ) -> None:
     """Open the backend once, then serve messages until "close" or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if parent_pid is not None:
+        _end_with_parent(parent_pid)
     os.environ.update(env)
     if log_path is not None:
         os.environ.setdefault("GGML_NO_BACKTRACE", "1")  # no gdb attach on a failed assert
@@ -661,6 +664,25 @@ def _child_main(
     finally:
         backend.close()
         conn.close()
+
+
+PARENT_WATCH_S = 0.5  # how often a child looks whether its parent is still there
+
+
+def _end_with_parent(parent_pid: int) -> None:
+    """End this child as soon as its parent is gone (killed, crashed): a child busy
+    loading a model or in a batch never reads the closed pipe, and would otherwise go on
+    for minutes for nobody, holding the model's memory (an orphaned worker). A thread
+    watches the parent's id, which changes when the parent dies and the child is
+    adopted (POSIX; on Windows the pipe's end is all it sees)."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_WATCH_S)
+        os._exit(0)
+
+    if os.name != "nt":
+        threading.Thread(target=watch, name="gtreview-worker-parent-watch", daemon=True).start()
 
 
 def _serve(backend: Any, message: dict[str, Any], conn: Connection) -> dict[str, Any]:

@@ -9,7 +9,8 @@ stops the run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -106,16 +107,35 @@ def check_fixture(question: Question, fixture: CalibrationFixture, judgement: Ju
     return base
 
 
+FixtureHeard = Callable[[FixtureCheck, int, int], None]  # a fixture's check, fixtures checked, fixtures in all
+
+
 def calibrate(
     backend: CompletionBackend,
     questions: Sequence[Question],
     *,
     settings: JudgeSettings | None = None,
     global_variants: list[VariantRule] | None = None,
+    on_fixture: FixtureHeard | None = None,
+    cancel: threading.Event | None = None,
 ) -> CalibrationReport:
-    """Score every fixture of ``questions`` and compare with what the rubric expects."""
+    """Score every fixture of ``questions`` and compare with what the rubric expects.
+
+    ``on_fixture(check, done, total)`` hears each fixture as its verdict is final (the
+    judge reads them all at once, so they end in any order); a set ``cancel`` stops at
+    the next verdict with ``JudgingCancelled`` (a ``Cancelled``)."""
     pairs = [(q, f) for q in questions for f in q.calibration]
-    judgements = _judge_fixtures(backend, pairs, settings, global_variants)
+    by_key = {f"{q.id}/{f.fixture_id}": (q, f) for q, f in pairs}
+    heard = 0
+
+    def judged(judgement: Judgement) -> None:
+        nonlocal heard
+        heard += 1
+        if on_fixture is not None:
+            question, fixture = by_key[judgement.key]
+            on_fixture(check_fixture(question, fixture, judgement), heard, len(pairs))
+
+    judgements = _judge_fixtures(backend, pairs, settings, global_variants, on_judgement=judged, cancel=cancel)
     by_question: dict[str, list[FixtureCheck]] = {q.id: [] for q in questions}
     for (question, fixture), judgement in zip(pairs, judgements, strict=True):
         by_question[question.id].append(check_fixture(question, fixture, judgement))
@@ -133,12 +153,22 @@ def _judge_fixtures(
     settings: JudgeSettings | None,
     global_variants: list[VariantRule] | None,
     progress: Progress | None = None,
+    on_judgement: Callable[[Judgement], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> list[Judgement]:
     tasks = [
         JudgeTask(key=f"{q.id}/{f.fixture_id}", question=q, answer=f.response_text or "", fixture_id=f.fixture_id)
         for q, f in pairs
     ]
-    return judge_answers(backend, tasks, settings=settings, global_variants=global_variants, progress=progress)
+    return judge_answers(
+        backend,
+        tasks,
+        settings=settings,
+        global_variants=global_variants,
+        progress=progress,
+        on_judgement=on_judgement,
+        cancel=cancel,
+    )
 
 
 def standardisation_fixtures(

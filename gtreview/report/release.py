@@ -103,6 +103,7 @@ class ReleaseInfo(BaseModel):
     signer: str
     fingerprint: str
     files: list[str]
+    approved_without_calibration: list[str] | None = None  # as its sign-off recorded (None: not recorded)
 
 
 class Problem(BaseModel):
@@ -127,6 +128,8 @@ class VerifyReport(BaseModel):
     trusted_as: str | None = None  # who the signing key belongs to, when it is a trusted key
     problems: list[Problem] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    # Signed questions approved while calibration was not required (from signoffs.json).
+    uncalibrated_approvals: list[str] = Field(default_factory=list)
 
     @property
     def changed_files(self) -> set[str]:
@@ -161,7 +164,10 @@ def _signoffs_document(session: Session, set_id: int, chosen: sets.SignoffInfo, 
         "set_name": sets.get_set(session, set_id).name,
         "released_signoff": chosen.number,
         "signoffs": [s.model_dump(mode="json") for s in sets.signoffs(session, set_id) if s.number <= chosen.number],
-        "approvals": approvals,
+        "approvals": approvals,  # each says whether calibration was required when it was made
+        "calibration_requirement": [  # who switched Require calibration before approval, and when
+            entry.model_dump(mode="json") for entry in sets.project_log(session) if entry.at <= chosen.signed_at
+        ],
     }
 
 
@@ -242,6 +248,7 @@ def create_release(
         signer=reviewer_key.name,
         fingerprint=fingerprint(public),
         files=sorted(contents),
+        approved_without_calibration=chosen.approved_without_calibration,
     )
 
 
@@ -447,6 +454,24 @@ def _check_signoffs(manifest: Manifest, rubric_data: dict[str, Any], document: A
     missing = [str(q.get("id")) for q in questions if isinstance(q, dict) and canonical_hash(q) not in approved]
     if missing:
         report.add(SIGNOFFS, "inconsistent", f"no approval of the signed version of {', '.join(missing[:5])}")
+    _note_uncalibrated(questions, approvals, report)
+
+
+def _note_uncalibrated(questions: list[Any], approvals: list[dict[str, Any]], report: VerifyReport) -> None:
+    """Say which signed questions were approved while calibration was not required: such a
+    release must never read like a calibrated one."""
+    required = {  # the latest approval of each signed version wins
+        a["content_hash"]: a.get("calibration_required") for a in approvals if isinstance(a.get("content_hash"), str)
+    }
+    report.uncalibrated_approvals = [
+        str(q.get("id")) for q in questions if isinstance(q, dict) and required.get(canonical_hash(q)) is False
+    ]
+    if report.uncalibrated_approvals:
+        shown = ", ".join(report.uncalibrated_approvals[:10]) + ("…" if len(report.uncalibrated_approvals) > 10 else "")
+        report.warnings.append(
+            f"calibration was not required when {len(report.uncalibrated_approvals)} of {len(questions)} questions "
+            f"were approved ({shown}): they may have no reproduced calibration"
+        )
 
 
 def _objects(document: dict[str, Any], key: str, report: VerifyReport) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine
 
+from gtreview.core.activity import short_spec
 from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import redact, redact_json
 from gtreview.core.rubric import Question, VariantRule
@@ -179,9 +180,11 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     ctx.result.reused += len(tasks) - len(todo)
     if not todo:
         return
+    named = short_spec(redact(spec))  # a local model by its file: the Runs view's line stays one line
+    tally = Tally(ctx, "generate", len(todo), f"{named}: {{done}} of {{total}} answers", "answers").start()
     backend = ctx.open_backend(spec)
     record_backend(ctx.engine, ctx.run_id, spec, backend.describe())
-    writer = _AnswerWriter(ctx, Tally(ctx, "generate", len(todo), f"{redact(spec)}: {{done}} of {{total}} answers"))
+    writer = _AnswerWriter(ctx, tally)
     try:
         pending = todo
         for attempt in range(ctx.config.generation_retries + 1):

@@ -13,6 +13,10 @@ token counts. Only local models can count tokens; HTTP servers are not checked.
 
 from __future__ import annotations
 
+import time
+
+from gtreview.core.activity import short_spec
+from gtreview.core.redaction import redact
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import CompletionRequest
 from gtreview.inference.context_fit import PromptCheck, check_prompts_fit
@@ -87,6 +91,10 @@ def _check(ctx: PassContext, spec: str, checks: list[PromptCheck], what: str) ->
     if not checks or not _is_local(spec):
         return
     ctx.check_cancel()
+    # Loading a local model to count takes a while: say so, or a resumed pass reads as hung.
+    ctx.emit(
+        "fit", 0, 0, time.monotonic(), message=f"checking that the {what} prompts fit ({short_spec(redact(spec))})"
+    )
     backend = ctx.open_backend(spec)
     try:
         check_prompts_fit(backend, checks, what=what)

@@ -4,7 +4,8 @@ The standardisation fixtures are scored before any answer is generated, so a jud
 does not reproduce them stops the pass in minutes, not after the generation. Judging and
 pairwise then send everything between two drift checks to the judge at once (its
 sequences stay busy), store each judgement or pair as soon as it is final, and emit one
-PassEvent per verdict (done/total, tokens, so tokens/s and an ETA).
+PassEvent as each phase begins (0 of N) and one per verdict (done/total, tokens, so
+tokens/s and an ETA).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def check_judge(
         return None
     if not judging_left(ctx, plan):
         return None
+    tally = Tally(
+        ctx, "calibrate", len(fixtures), "judge check before generation: {done} of {total} fixtures", "fixtures"
+    ).start()  # shown while the judge loads and reads the fixtures
     backend = ctx.open_backend(ctx.config.judge)
     record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
     monitor = DriftMonitor(
@@ -45,7 +49,7 @@ def check_judge(
         every=ctx.config.drift_every,
         settings=JudgeSettings(sampling=ctx.config.judge_sampling),
         global_variants=global_variants,
-        progress=Tally(ctx, "calibrate", len(fixtures), "judge check before generation: {done} of {total} fixtures"),
+        progress=tally,
     )
     try:
         ctx.check_cancel()
@@ -97,9 +101,12 @@ def judge_phase(
     todo = [(key, item) for key, item in wanted.items() if key not in done_keys]
     if not todo:
         return
+    # Counted from 0 as the phase begins: the judge loads and reads every answer before
+    # its first verdict is final, minutes on a local model, and the last phase's 100%
+    # ("6 of 6 answers") must not stand meanwhile.
+    tally = Tally(ctx, "judge", len(todo), "pointwise verdicts {done} of {total}", "verdicts").start()
     backend = ctx.open_backend(ctx.config.judge)
     record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
-    tally = Tally(ctx, "judge", len(todo), "judged {done} of {total}")
 
     missed: list[Judgement] = []
 
@@ -117,7 +124,7 @@ def judge_phase(
         if monitor is not None:
             monitor.backend = backend
             monitor.progress = drift = Tally(
-                ctx, "drift", len(monitor.fixtures), "judge drift check: {done} of {total}"
+                ctx, "drift", len(monitor.fixtures), "judge drift check: {done} of {total} fixtures", "fixtures"
             )
         # Between drift checks the judge sees every answer at once, so its sequences stay busy.
         step = monitor.every if monitor is not None else len(todo)
@@ -198,8 +205,10 @@ def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[Varian
     todo = [(key, pair) for key, pair in wanted.items() if key not in done_keys]
     if not todo:
         return
+    tally = Tally(
+        ctx, "pairwise", len(todo), "pairwise verdicts {done} of {total} pairs (each in both orders)", "pairs"
+    ).start()
     backend = ctx.open_backend(ctx.config.judge)
-    tally = Tally(ctx, "pairwise", len(todo), "compared {done} of {total} pairs")
 
     missed: list[PairJudgement] = []
 

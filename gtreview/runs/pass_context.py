@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.core.activity import JobProgress
 from gtreview.core.changes import OpChanges
 from gtreview.core.errors import Cancelled
 from gtreview.inference.backend import (
@@ -43,34 +44,8 @@ class PassCancelled(Cancelled, RuntimeError):
 CANCELLED = "the pass was cancelled; run it again to resume"
 
 
-class PassEvent(BaseModel):
-    phase: str
-    done: int
-    total: int
-    tokens: int = 0
-    elapsed: float = 0.0
-    message: str = ""
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens / self.elapsed if self.elapsed > 0 else 0.0
-
-    @property
-    def eta_seconds(self) -> float | None:
-        if self.done <= 0 or self.done >= self.total:
-            return None
-        return self.elapsed / self.done * (self.total - self.done)
-
-    def describe(self) -> str:
-        """What the phase is doing (its message names the unit: fixtures, answers,
-        pairs), its tokens/s and ETA: the one wording the CLI and the Runs view show."""
-        parts = [self.message or f"{self.done}/{self.total}"]
-        if self.tokens:
-            parts.append(f"{self.tokens_per_second:.1f} tok/s")
-        eta = self.eta_seconds
-        if eta is not None:
-            parts.append(f"ETA {int(eta // 60)}m{int(eta % 60):02d}s")
-        return " · ".join(parts)
+# What a pass reports as it goes: the one progress value of every long job (core.activity).
+PassEvent = JobProgress
 
 
 class PassResult(BaseModel):
@@ -113,13 +88,23 @@ class PassContext:
         if self.cancel is not None and self.cancel.is_set():
             raise PassCancelled(CANCELLED)
 
-    def emit(self, phase: str, done: int, total: int, started: float, tokens: int = 0, message: str = "") -> None:
+    def emit(
+        self,
+        phase: str,
+        done: int,
+        total: int,
+        started: float,
+        tokens: int = 0,
+        message: str = "",
+        unit: str = "",
+    ) -> None:
         if self.progress is not None:
             self.progress(
                 PassEvent(
                     phase=phase,
                     done=done,
                     total=total,
+                    unit=unit,
                     tokens=tokens,
                     elapsed=time.monotonic() - started,
                     message=message,
@@ -143,26 +128,30 @@ class PassContext:
 
 
 class Tally:
-    """A phase's progress over one or more calls, emitted as PassEvents: each call
-    reports (done, total, tokens) of its own, and earlier calls' counts are added."""
+    """A phase's progress over one or more calls, emitted as PassEvents counting ``unit``:
+    each call reports (done, total, tokens) of its own, and earlier calls' counts are
+    added. ``start()`` says the phase has begun (0 of N) before its first model call, so a
+    phase whose first result takes minutes (a judge reading every answer at once) shows
+    its own counter meanwhile, never the last phase's 100%."""
 
-    def __init__(self, ctx: PassContext, phase: str, total: int, message: str) -> None:
-        self.ctx, self.phase, self.total, self.message = ctx, phase, total, message
+    def __init__(self, ctx: PassContext, phase: str, total: int, message: str, unit: str = "") -> None:
+        self.ctx, self.phase, self.total, self.message, self.unit = ctx, phase, total, message, unit
         self.started = time.monotonic()
         self.done = self.tokens = 0  # what earlier calls finished and generated
         self._call_done = self._call_tokens = 0
 
+    def start(self) -> Tally:
+        self.started = time.monotonic()
+        self._emit(0, 0)
+        return self
+
     def __call__(self, done: int, total: int, tokens: int) -> None:
         self._call_done, self._call_tokens = done, tokens
-        done_all = self.done + done
-        self.ctx.emit(
-            self.phase,
-            done_all,
-            self.total,
-            self.started,
-            self.tokens + tokens,
-            self.message.format(done=done_all, total=self.total),
-        )
+        self._emit(self.done + done, self.tokens + tokens)
+
+    def _emit(self, done: int, tokens: int) -> None:
+        message = self.message.format(done=done, total=self.total)
+        self.ctx.emit(self.phase, done, self.total, self.started, tokens, message, self.unit)
 
     def next_call(self) -> None:
         self.done += self._call_done

@@ -25,9 +25,7 @@ def set_setting(engine: Engine, key: str, value: Any) -> None:
     """Insert or replace ``key``; under the write lock, so two processes setting a new key
     at once do not both insert it."""
     with write_session(engine) as session:
-        row = session.get(ProjectSetting, key) or ProjectSetting(key=key, value_json="null")
-        row.value_json = json.dumps(value)
-        session.add(row)
+        put_setting(session, key, value)
         session.commit()
 
 
@@ -45,6 +43,16 @@ def append_to_setting(engine: Engine, key: str, value: Any) -> None:
 # The signed release bundles written from the project (gtreview.app.releases): where each
 # went and what it holds, so the window shows and verifies them.
 PUBLISHED_RELEASES = "published_releases"
+
+
+def put_setting(session: Session, key: str, value: Any) -> Any:
+    """Set ``key`` in ``session`` (a write session: the caller commits); its value before."""
+    row = session.get(ProjectSetting, key) or ProjectSetting(key=key, value_json="null")
+    before = json.loads(row.value_json)
+    row.value_json = json.dumps(value)
+    session.add(row)
+    return before
+
 
 # The analyst's membership split (globs over corpus document names: trained on / held
 # out), read by ``gtreview probe`` and the app (gtreview.app.membership).

@@ -135,6 +135,9 @@ class ReviewLog(SQLModel, table=True):
     version: int | None = None
     content_hash: str
     comment: str = ""
+    # On an approval: whether the project required a reproduced calibration then (0011;
+    # None before it, and on every other action).
+    calibration_required: bool | None = None
 
 
 class SetSignoff(SQLModel, table=True):
@@ -152,6 +155,9 @@ class SetSignoff(SQLModel, table=True):
     reviewer: str
     comment: str = ""
     signed_at: datetime = Field(default_factory=utc_now)
+    # The signed questions approved while calibration was not required, a JSON list of ids
+    # (0011; None: signed before it, not recorded).
+    uncalibrated_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class ProjectSetting(SQLModel, table=True):

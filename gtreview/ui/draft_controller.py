@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 import threading
+import time
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QObject, Signal
@@ -31,8 +32,11 @@ from gtreview.app.drafting import (
     set_contract_order,
 )
 from gtreview.app.projects import Project
+from gtreview.core.activity import JobKind, JobProgress, short_spec
+from gtreview.core.redaction import redact
 from gtreview.core.rubric import AccessMode
 from gtreview.core.wording import plural
+from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.ops import (
     BackgroundJob,
     CollectionOp,
@@ -106,6 +110,15 @@ class DraftController(QObject):
         if self.running:
             return False
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
+        ticket = ActivityBoard.of(self).begin(
+            JobKind.DRAFTING, f'Drafting "{name}" with {short_spec(redact(spec))}', cancel
+        )
+        began: dict[str, float] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            self.progress.emit(stage, done, total)
+            elapsed = time.monotonic() - began.setdefault(stage, time.monotonic())
+            ticket.report(JobProgress(phase=stage, done=done, total=total, elapsed=elapsed))
 
         def work() -> OpResult[tuple[DraftResult, int]]:
             outcome = draft_new_set(
@@ -115,7 +128,7 @@ class DraftController(QObject):
                 actor=_user(),
                 name=name,
                 access_mode=access_mode,
-                progress=self.progress.emit,
+                progress=progress,
                 cancel=cancel,
                 open_backend=opener,
             )
@@ -148,7 +161,7 @@ class DraftController(QObject):
             self.finished.emit(said, 0)
 
         self._cancel = cancel
-        BackgroundJob(self, op=work, success=done).failure(failed).run_in_background()
+        BackgroundJob(self, op=work, success=done, ticket=ticket).failure(failed).run_in_background()
         return True
 
     def cancel(self) -> None:

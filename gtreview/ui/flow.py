@@ -20,10 +20,22 @@ from gtreview.app.releases import ReleaseInfo, create_release_bundle
 from gtreview.app.results import RunSummary, run_summaries
 from gtreview.app.rubric_files import read_rubric_source
 from gtreview.app.rubrics import RubricImport, import_rubric
+from gtreview.core.activity import JobKind
 from gtreview.runs.plan import PassConfig
+from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.dialogs.new_folder import ask_new_folder, unused
 from gtreview.ui.dialogs.preferences import signing_key
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, failure_message, notify
+
+
+def uncalibrated_note(qids: list[str] | None) -> str:
+    """What a sign-off or release says of questions approved while calibration was not required."""
+    if not qids:
+        return ""
+    return f" Calibration was not required when {len(qids)} of its questions were approved: {', '.join(qids[:8])}" + (
+        "…" if len(qids) > 8 else "."
+    )
+
 
 RUNS_POLL_MS = 3000  # how often the runs are re-read while the Runs page is shown or a pass runs
 CORPUS_FILTER = "Corpus files (*.pdf *.txt *.md *.csv);;All files (*)"
@@ -256,14 +268,17 @@ class FlowMixin:
             self.releases.reload()  # the release page lists the new bundle
             notify(
                 widget,
-                f"Released {info.set_name} sign-off #{info.signoff_number} to {info.folder}, signed by {info.signer}.",
-                "success",
+                f"Released {info.set_name} sign-off #{info.signoff_number} to {info.folder}, signed by {info.signer}."
+                + uncalibrated_note(info.approved_without_calibration),
+                "warning" if info.approved_without_calibration else "success",
             )
 
+        ticket = ActivityBoard.of(widget).begin(JobKind.EXPORT, f"Signed release of set {set_id} to {target.name}")
         BackgroundJob(
             widget,
             op=lambda: create_release_bundle(engine, set_id, key=key, out_dir=target, project_folder=folder),
             success=done,
+            ticket=ticket,
         ).failure(lambda error: notify(widget, f"No release: {failure_message(error)}", "error")).run_in_background()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,11 @@ from gtreview.app import review
 from gtreview.app.project_settings import last_pass, project_judge
 from gtreview.app.projects import Project
 from gtreview.app.review import set_name
+from gtreview.core.activity import Activity
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.core.review_flow import AWAITING_APPROVAL
 from gtreview.runs.plan import PassConfig
+from gtreview.ui.activity import ask_to_stop_jobs
 from gtreview.ui.adjudication_controller import AdjudicationController
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults
@@ -39,6 +42,7 @@ from gtreview.ui.release_controller import ReleaseController
 from gtreview.ui.results_controller import ResultsController
 from gtreview.ui.review_controller import ReviewController, ask_comment_dialog
 from gtreview.ui.run_controller import RunController
+from gtreview.ui.widgets.activity_panel import ActivityPanel
 from gtreview.ui.widgets.corpus_view import CorpusView
 from gtreview.ui.widgets.fixture_editor import FixtureEditor
 from gtreview.ui.widgets.history_view import HistoryView
@@ -114,6 +118,9 @@ class MainWindow(PagesMixin, QMainWindow):
         self.notices = NoticeBar(self)  # notices on the left, the status line (capped) on the right
         self.setStatusBar(self.notices)
         self.status_label = self.notices.status
+        self.activity_panel = ActivityPanel(self.ops.activities)  # the running jobs, each with Cancel
+        self.notices.insertPermanentWidget(0, self.activity_panel)
+        self.ask_stop_jobs: Callable[[QWidget, list[Activity]], bool] = ask_to_stop_jobs
 
         self.detail_splitter = self._splitter(Qt.Orientation.Horizontal, self.tabs, self.source_pane)
         self.work_splitter = self._splitter(Qt.Orientation.Vertical, self.question_list, self.detail_splitter)
@@ -383,14 +390,15 @@ class MainWindow(PagesMixin, QMainWindow):
         self.open_project_requested.emit(folder, create)
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if not self.run_controller.confirm_close(self):  # a running pass: asked, then stopped cleanly
+        jobs = self.ops.activities
+        if jobs.jobs() and not self.ask_stop_jobs(self, jobs.jobs()):  # every running job named
             event.ignore()
             return
+        jobs.cancel_all()  # what a pass, a calibration or a draft finished is stored
+        jobs.wait_until_stopped()  # their model workers closed before the window and the project go
         self.closing = True  # no new reads (the Runs page's re-read, a late timer) after the drain
         self.runs_timer.stop()
         self.editor.commit_pending()
         self.ops.drain()  # every edit asked for is saved before the project closes
-        self.run_controller.cancel()  # what a pass or a draft finished is stored; running again resumes
-        self.draft_controller.cancel()
         save_layout(self, self.settings, self._splitters())
         super().closeEvent(event)

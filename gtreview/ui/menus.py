@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
 from sqlalchemy import Engine
 
 from gtreview import __version__
@@ -128,9 +128,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["calibrate_set"] = _action(window, review_menu, "Calibrate &set", "Ctrl+Shift+K", controller.calibrate_set)
     require = _action(window, review_menu, "Require calibration before approval", None, lambda: None)
     require.setCheckable(True)
-    require.toggled.connect(
-        lambda on: _save_setting(window, lambda engine: set_approval_requires_calibration(engine, on))
-    )
+    require.toggled.connect(lambda on: _switch_requirement(window, require, on))
     _show_requirement(window, require)
     actions["require_calibration"] = require
     review_menu.addSeparator()
@@ -287,6 +285,42 @@ def _show_requirement(window: MainWindow, action: QAction) -> None:
 
     action.toggled.connect(lambda _on: setattr(action, "touched", True))
     QueryOp(window, op=lambda: approval_requires_calibration(engine), success=show).run_in_background()
+
+
+UNCALIBRATED_WARNING = (
+    "Approvals made while this is off need no reproduced calibration. Each of them is marked "
+    '"calibration not required" in the history, and so are the sign-offs and signed releases '
+    "of them; switching it off is recorded in the review log with your name.\n\nSwitch it off?"
+)
+
+
+def _switch_requirement(window: MainWindow, action: QAction, required: bool) -> None:
+    """Require calibration before approval, or (after a confirmation) stop requiring it;
+    either is recorded in the review log with the reviewer's name."""
+    if not required and not confirm_uncalibrated(window):
+        action.blockSignals(True)
+        action.setChecked(True)
+        action.blockSignals(False)
+        return
+    actor = window.reviewer_name()
+    _save_setting(window, lambda engine: set_approval_requires_calibration(engine, required, actor=actor))
+    window.notify(
+        "Calibration is required before approval again."
+        if required
+        else f"Calibration no longer required before approval (recorded as {actor}'s decision).",
+        "info" if required else "warning",
+    )
+
+
+def confirm_uncalibrated(parent: QWidget) -> bool:
+    answer = QMessageBox.question(
+        parent,
+        "Stop requiring calibration?",
+        UNCALIBRATED_WARNING,
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
 
 
 def _save_setting(window: MainWindow, change: Callable[[Engine], str]) -> None:

@@ -11,9 +11,13 @@ comes back to the GUI thread through a queued signal:
   ``OpResult`` carrying one) that the window's ``OpHub`` broadcasts once the success
   handler has run, and every view refreshes only what the value names.
 - ``BackgroundJob`` is long work with progress and cancel (a pass, drafting,
-  calibration): it commits its own records as it goes, so it is not serialised with the
-  short changes, and it runs in Qt's global pool, apart from the ops' own, so the
-  short reads and changes never wait behind it.
+  calibration, a report or release written): it commits its own records as it goes, so
+  it is not serialised with the short changes, and each job runs on a thread of its own,
+  so neither the short reads and changes nor another job ever wait behind it (jobs
+  shared Qt's global pool once, as many threads as cores: on two cores a pass and a
+  calibration held both, and a report asked for meanwhile waited, unsaid, for the pass
+  to end). A job begun on the window's ``ActivityBoard`` (``ui/activity.py``) hands its
+  ticket to the BackgroundJob, which ends it when the work returns.
 
 A failure reaches the op's failure handler as the real exception. Anything but a
 ``UserError`` (the user's own mistake, said in one line) or a ``Cancelled`` is a bug
@@ -31,6 +35,7 @@ window it is logged.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -41,6 +46,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QThread, Q
 
 from gtreview.core.changes import OpChanges, OpResult, changes_of
 from gtreview.core.errors import Cancelled, UserError, one_line
+from gtreview.ui.activity import ActivityBoard, JobTicket
 from gtreview.ui.gui_thread import install_gui_thread_first, remove_gui_thread_first, watch_work
 
 log = logging.getLogger("gtreview.ui.ops")
@@ -156,6 +162,7 @@ class OpHub(QObject):
         install_gui_thread_first()
         watch_work(self)  # no full garbage collection while a read or change runs
         self.pool = _ops_pool()
+        self.activities = ActivityBoard(self)  # the window's long jobs (status bar, quitting)
         self._tasks: dict[int, _Task] = {}
         self._changes: deque[CollectionOp[Any]] = deque()
         self._changing: CollectionOp[Any] | None = None
@@ -207,7 +214,10 @@ class OpHub(QObject):
         task = _Task(self, work, done, job)
         self._tasks[id(task)] = task
         _relay()  # made here, on the GUI thread, before any worker needs it
-        (QThreadPool.globalInstance() if job else self.pool).start(task.run)
+        if job:  # a thread of its own: no job queues behind another (daemon: quitting never hangs on one)
+            threading.Thread(target=task.run, name=f"gtreview-job {_what(work)}", daemon=True).start()
+        else:
+            self.pool.start(task.run)
 
     def _deliver(self, task: _Task) -> None:
         if self._tasks.get(id(task)) is not task:
@@ -366,11 +376,21 @@ class CollectionOp(_Op[T]):
 
 
 class BackgroundJob(_Op[T]):
-    """Long work (progress, cancel) beside the changes; what it returns is broadcast like a change's."""
+    """Long work (progress, cancel) beside the changes; what it returns is broadcast like a
+    change's. ``ticket``: the job's entry on the window's activity board, ended as the
+    work returns (before the handlers run, so they see it gone)."""
 
-    def __init__(self, parent: QObject | None, *, op: Callable[[], T], success: Callable[[T], None]) -> None:
+    def __init__(
+        self,
+        parent: QObject | None,
+        *,
+        op: Callable[[], T],
+        success: Callable[[T], None],
+        ticket: JobTicket | None = None,
+    ) -> None:
         super().__init__(parent, op)
         self._success = success
+        self._ticket = ticket
 
     def failure(self, handler: Failure) -> BackgroundJob[T]:
         self._failure = handler
@@ -381,6 +401,8 @@ class BackgroundJob(_Op[T]):
         hub.start(self._op, lambda task: self._finish(hub, task), job=True)
 
     def _finish(self, hub: OpHub, task: _Task) -> None:
+        if self._ticket is not None:
+            self._ticket.end()
         if task.error is not None:
             self._failed(hub, task.error)
             return

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from gtreview.app.corpus_review import CONFIRMED_SYNONYMS, inventory_with_confirmations, set_synonym_confirmed
 from gtreview.app.exports import ExportResult, export_csv
 from gtreview.app.reports import write_report
+from gtreview.core.activity import JobKind
 from gtreview.corpus.inventory import CorpusInventory
+from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.flow import FlowMixin
 from gtreview.ui.ops import BackgroundJob, CollectionOp, OpChanges, QueryOp, failure_message
 
@@ -88,10 +90,11 @@ class PagesMixin(FlowMixin):
         def work() -> Path:
             return write_report(engine, run_id, target, results=shown, analysis=analysis).path
 
-        self.notify(f"Writing the report of run {run_id}…", "info", 0)
-        BackgroundJob(self._widget, op=work, success=lambda out: self.notify(f"Wrote {out}", "success")).failure(
-            lambda error: self.notify(f"Report failed: {failure_message(error)}", "error")
-        ).run_in_background()
+        self.notify(f"Writing the report of run {run_id} to {target}…", "info", 0)
+        ticket = ActivityBoard.of(self._widget).begin(JobKind.EXPORT, f"Report of run {run_id} to {target.name}")
+        BackgroundJob(
+            self._widget, op=work, success=lambda out: self.notify(f"Wrote {out}", "success"), ticket=ticket
+        ).failure(lambda error: self.notify(f"Report failed: {failure_message(error)}", "error")).run_in_background()
 
     def export_csv(self, path: Path | None = None) -> None:
         """The run's per-question figures as CSV: the app function ``gtreview export csv`` calls."""

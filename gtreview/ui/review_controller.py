@@ -14,6 +14,7 @@ saved. An approval, a retirement and a sign-off end the undo history, and say so
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
@@ -26,14 +27,20 @@ from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.project_settings import project_judge, set_project_judge
 from gtreview.app.projects import Project
 from gtreview.app.question_calibration import QuestionCalibration, calibrate_set
+from gtreview.core.activity import JobKind, short_spec
+from gtreview.core.errors import Cancelled
+from gtreview.core.redaction import redact
 from gtreview.core.wording import plural
+from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.dialogs.comment import ask_comment
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.editing_session import EditSession
+from gtreview.ui.flow import uncalibrated_note
 from gtreview.ui.ops import (
     BackgroundJob,
     CollectionOp,
     OpChanges,
+    OpHub,
     OpResult,
     QueryOp,
     failure_kind,
@@ -65,6 +72,7 @@ QUESTION_ACTIONS = (
     "go_original",
 )
 SET_ACTIONS = ("sign_off", "calibrate_set")
+CALIBRATE_ACTIONS = ("calibrate", "calibrate_set")
 NOTHING_SHOWN = "No question is on screen: show the question page and select a question the filters show."
 SEALED = " Undo history cleared: undo does not reach back past a review decision."
 
@@ -126,6 +134,9 @@ class ReviewController(QObject):
         for name in SET_ACTIONS:
             if name in self._actions:
                 self._actions[name].setEnabled(set_id is not None)
+        for name in CALIBRATE_ACTIONS:  # one calibration at a time: its Cancel is in the status bar
+            if name in self._actions and self.busy:
+                self._actions[name].setEnabled(False)
 
     def _prepare(self) -> int:
         """Commit the field being typed in (its save is queued before the action); the
@@ -279,8 +290,9 @@ class ReviewController(QObject):
             notify(
                 self,
                 f"Signed off as #{signed.number}: {signed.question_count} questions, hash {signed.content_hash[:12]}…"
+                + uncalibrated_note(signed.approved_without_calibration)
                 + self._seal(),
-                "success",
+                "warning" if signed.approved_without_calibration else "success",
             )
 
         CollectionOp(self, sign).success(done).failure(self._sign_refused).run_in_background(initiator=self)
@@ -305,17 +317,21 @@ class ReviewController(QObject):
             notify(self, "A calibration is already running.", "warning")
             return
         engine = self.project.engine
-        self.busy = True
+        self._set_busy(True)
         QueryOp(
             self, op=lambda: project_judge(engine), success=lambda spec: self._with_judge(spec, set_id, qids)
         ).failure(self._calibration_failed).run_in_background()
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.refresh_actions()
 
     def _with_judge(self, spec: object, set_id: int, qids: list[str] | None) -> None:
         chosen = spec.strip() if isinstance(spec, str) else ""
         if not chosen:
             answer = self.ask_judge("")
             if answer is None or not answer.strip():
-                self.busy = False
+                self._set_busy(False)
                 return
             chosen = answer.strip()
             engine = self.project.engine
@@ -323,14 +339,21 @@ class ReviewController(QObject):
         self._start_calibration(chosen, set_id, qids)
 
     def _start_calibration(self, spec: str, set_id: int, qids: list[str] | None) -> None:
-        engine, opener = self.project.engine, self.open_backend
+        engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
+        count = "the active" if qids is None else str(len(qids))
+        what = f"{qids[0]}" if qids is not None and len(qids) == 1 else f"{count} questions"
+        ticket = ActivityBoard.of(self).begin(
+            JobKind.CALIBRATION, f"Calibrating {what} with {short_spec(redact(spec))}", cancel
+        )
 
         def work() -> OpResult[list[QuestionCalibration]]:
-            results = calibrate_set(engine, set_id, qids, judge=spec, open_backend=opener)
+            results = calibrate_set(
+                engine, set_id, qids, judge=spec, open_backend=opener, progress=ticket.report, cancel=cancel
+            )
             return OpResult(results, OpChanges.of_questions(set_id, *(r.question_id for r in results)))
 
         def done(outcome: OpResult[list[QuestionCalibration]]) -> None:
-            self.busy = False
+            self._set_busy(False)
             results = outcome.value
             ok = sum(1 for r in results if r.reproduced)
             notify(
@@ -340,13 +363,27 @@ class ReviewController(QObject):
             )
             self.calibrated.emit(set_id, [r.question_id for r in results])
 
-        count = "the active questions" if qids is None else plural(len(qids), "question")
-        notify(self, f"Calibrating {count} with {spec}…")
-        BackgroundJob(self, op=work, success=done).failure(self._calibration_failed).run_in_background()
+        notify(self, f"Calibrating {what} with {redact(spec)}… (progress and Cancel in the status bar)")
+        failed = self._calibration_failed_in(set_id)
+        BackgroundJob(self, op=work, success=done, ticket=ticket).failure(failed).run_in_background()
 
     def _calibration_failed(self, error: BaseException) -> None:
-        self.busy = False
+        self._set_busy(False)
         notify(self, f"Calibration failed: {failure_message(error)}", failure_kind(error))
+
+    def _calibration_failed_in(self, set_id: int) -> Callable[[BaseException], None]:
+        """A calibration that stopped: cancelled (the questions it finished are kept, so
+        their views are read again) or failed."""
+
+        def failed(error: BaseException) -> None:
+            if not isinstance(error, Cancelled):
+                self._calibration_failed(error)
+                return
+            self._set_busy(False)
+            notify(self, "Calibration cancelled; every question it finished is kept.", "warning")
+            OpHub.of(self).apply(OpChanges(sets=frozenset({set_id})))
+
+        return failed
 
 
 def _remember_judge(engine: Engine, spec: str) -> OpChanges:

@@ -1,33 +1,20 @@
-"""Running a benchmark pass from the app: in a worker thread, with progress and cancel,
-resuming a stopped pass from its stored configuration, and stopping cleanly on quit."""
+"""Running a benchmark pass from the app: in a worker thread, with progress and cancel
+(on the window's activity board, so the status bar shows it and quitting stops it), and
+resuming a stopped pass from its stored configuration."""
 
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Signal
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import QObject, Signal
 
 from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.passes import PassCancelled, PassEvent, PassResult, ResumablePass, resumable_pass, run_benchmark_pass
 from gtreview.app.projects import Project
+from gtreview.core.activity import JobKind, JobProgress
 from gtreview.runs.plan import PassConfig
+from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.ops import BackgroundJob, QueryOp, failure_kind, failure_message, notify
-
-
-def ask_to_stop_pass(parent: QWidget | None) -> bool:
-    """Quitting while a pass runs: cancel it (what finished is kept) or stay."""
-    answer = QMessageBox.question(
-        parent,
-        "A pass is running",
-        "A benchmark pass is running. Cancel it and quit?\n\n"
-        "Every answer and verdict finished so far is stored; Resume in the Runs view carries on.",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        QMessageBox.StandardButton.No,
-    )
-    return answer == QMessageBox.StandardButton.Yes
 
 
 class RunController(QObject):
@@ -39,7 +26,6 @@ class RunController(QObject):
         super().__init__(parent)
         self.project = project
         self.open_backend: OpenBackend = open_model
-        self.ask_stop: Callable[[QWidget | None], bool] = ask_to_stop_pass
         self._cancel: threading.Event | None = None
 
     @property
@@ -51,6 +37,14 @@ class RunController(QObject):
         if self.running:
             return False
         engine, opener, cancel = self.project.engine, self.open_backend, threading.Event()
+        ticket = ActivityBoard.of(self).begin(JobKind.PASS, f'Pass "{config.name}"', cancel)
+
+        def progress(event: JobProgress) -> None:
+            self.progressed.emit(event)
+            ticket.report(event)
+
+        def waiting(reason: str) -> None:  # the same pass runs elsewhere: say what this one waits for
+            progress(JobProgress(phase="waiting", waiting_for=reason))
 
         def work() -> PassResult:
             return run_benchmark_pass(
@@ -59,8 +53,9 @@ class RunController(QObject):
                 set_id=set_id,
                 runtime=runtime,
                 open_backend=opener,
-                progress=self.progressed.emit,
+                progress=progress,
                 cancel=cancel,
+                on_busy=waiting,
             )
 
         def done(result: PassResult) -> None:
@@ -82,7 +77,7 @@ class RunController(QObject):
             self.finished.emit(said)
 
         self._cancel = cancel
-        BackgroundJob(self, op=work, success=done).failure(failed).run_in_background()
+        BackgroundJob(self, op=work, success=done, ticket=ticket).failure(failed).run_in_background()
         self.started.emit(config.name)
         return True
 
@@ -105,19 +100,5 @@ class RunController(QObject):
         if self._cancel is not None:
             self._cancel.set()
 
-    def confirm_close(self, parent: QWidget | None, timeout_s: float = 120.0) -> bool:
-        """Whether the window may close: no pass, or the user chose to cancel it, and it
-        has stopped (what it finished is stored; the run reads as stopped, resumable)."""
-        if not self.running:
-            return True
-        if not self.ask_stop(parent):
-            return False
-        self.cancel()
-        deadline = time.monotonic() + timeout_s
-        while self.running and time.monotonic() < deadline:
-            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents, 50)
-            time.sleep(0.01)
-        return True
 
-
-__all__ = ["PassEvent", "RunController", "ask_to_stop_pass"]
+__all__ = ["PassEvent", "RunController"]

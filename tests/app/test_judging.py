@@ -5,6 +5,7 @@ one-line refusals. The judge is scripted and handed in as the backend opener."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from gtreview.app.judging import (
     score_answer_file,
 )
 from gtreview.app.question_calibration import calibrate_set, latest_calibration
+from gtreview.core.activity import JobProgress
+from gtreview.core.errors import Cancelled
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionRequest
 from gtreview.store import sets
@@ -165,5 +168,37 @@ def test_calibrating_a_rubric_file_and_a_projects_set(tmp_path: Path) -> None:
         assert latest_calibration(project.engine, set_id, "A2") is None
         with pytest.raises(JudgeOpenError, match="judge nonsense"):
             calibrate_set(project.engine, set_id, ["A1"], judge="nonsense")
+    finally:
+        project.close()
+
+
+def test_a_set_calibration_says_each_fixture_and_keeps_what_it_finished_when_cancelled(tmp_path: Path) -> None:
+    """n of N fixtures from the start (the judge loading), one report per fixture as its
+    verdict is final, and a cancel keeps every question whose fixtures were all judged."""
+    project = create_project(tmp_path / "p")
+    try:
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(tx, RUBRIC, source_name="r.json", source_sha256="s", actor="geo")
+        first = len(RUBRIC.questions[0].calibration)
+        total = sum(len(q.calibration) for q in RUBRIC.questions)
+        cancel = threading.Event()
+        heard: list[JobProgress] = []
+
+        def progress(report: JobProgress) -> None:
+            heard.append(report)
+            if report.done == first:  # A1's fixtures are all judged
+                cancel.set()
+
+        with pytest.raises(Cancelled):
+            calibrate_set(
+                project.engine, set_id, None, judge="judge", open_backend=opener(), progress=progress, cancel=cancel
+            )
+        assert (heard[0].done, heard[0].total, heard[0].unit) == (0, total, "fixtures")
+        assert heard[0].message == "loading the judge judge"
+        assert [p.done for p in heard[1:]] == list(range(1, first + 1))
+        assert heard[1].message.startswith("A1 ") and f"reproduced (1 of {total} fixtures)" in heard[1].message
+        kept = latest_calibration(project.engine, set_id, "A1")
+        assert kept is not None and kept[1].reproduced and len(kept[1].fixtures) == first
+        assert latest_calibration(project.engine, set_id, "A2") is None  # never finished: nothing kept
     finally:
         project.close()

@@ -21,7 +21,7 @@ def test_the_judge_is_kept_and_a_bad_spec_refused(tmp_path: Path) -> None:
         with pytest.raises(UserError):
             set_project_judge(project.engine, "nonsense:thing")
         assert project_judge(project.engine) == "openai:http://127.0.0.1:8000/v1#judge"  # nothing lost
-        set_approval_requires_calibration(project.engine, False)
+        set_approval_requires_calibration(project.engine, False, actor="geo")
         assert approval_requires_calibration(project.engine) is False
     finally:
         project.close()

@@ -3,6 +3,9 @@ a loopback judge server."""
 
 import json
 import re
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,43 @@ def test_calibrate_reproduces_with_a_faithful_judge(interop: tuple[Path, Rubric]
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["reproduced"] is True and [q["reproduced"] for q in report["questions"]] == [True, True, True]
+
+
+def test_calibrate_prints_each_fixture_as_it_is_judged(interop: tuple[Path, Rubric]) -> None:
+    """A calibration runs for minutes on a local judge: each fixture is said on stderr as
+    its verdict is final (the last verdict waits here until an earlier one was printed),
+    and stdout keeps the report alone."""
+    path, rubric = interop
+    fixtures = [f.response_text for q in rubric.questions for f in q.calibration]
+    printed = threading.Event()
+    waited: list[bool] = []
+    answer = faithful(rubric)
+
+    def respond(messages: list[dict[str, Any]]) -> str:
+        match = _ANSWER.search(messages[1]["content"])
+        if match and match.group(1) == fixtures[-1]:
+            waited.append(printed.wait(20))  # held until the CLI has said an earlier fixture
+        return answer(messages)
+
+    with judge_server(respond) as url:
+        command = [sys.executable, "-m", "gtreview.cli", "calibrate", "--rubric", str(path), "--judge"]
+        process = subprocess.Popen(
+            [*command, f"openai:{url}#judge"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        assert process.stderr is not None and process.stdout is not None
+        lines = []
+        for line in process.stderr:
+            lines.append(line)
+            if re.match(r"\[\d+/\d+\] \S+ \S+: reproduced", line):
+                printed.set()
+        out = process.stdout.read()
+        assert process.wait(60) == 0
+    assert waited == [True]
+    said = [line for line in lines if re.match(r"\[\d+/\d+\] ", line)]
+    assert len(said) == len(fixtures) and said[-1].startswith(f"[{len(fixtures)}/{len(fixtures)}] ")
+    assert "[" not in out.splitlines()[0] and out.splitlines()[-1].endswith(
+        f"fixtures reproduced by openai:{url}#judge"
+    )
 
 
 def test_calibrate_exits_1_when_not_reproduced(interop: tuple[Path, Rubric]) -> None:

@@ -301,3 +301,58 @@ def test_every_call_of_a_worker_is_bounded_in_time(tmp_path: Path) -> None:
         stuck.close()
     with pytest.raises(BackendOpenError, match=r"no answer within 10 s \(the model did not finish loading\)"):
         WorkerBackend(f"llama:{model}", opener=open_never_loading, answer_timeout_s=1.0, load_timeout_s=10.0)
+
+
+PARENT = """
+import multiprocessing, sys, threading, time
+from gtreview.inference.worker import WorkerBackend
+from tests.inference.crashing_backend import open_never_loading
+
+if __name__ == "__main__":
+    threading.Thread(
+        target=lambda: WorkerBackend("llama:/no/such.gguf", opener=open_never_loading, load_timeout_s=600.0),
+        daemon=True,
+    ).start()
+    while not multiprocessing.active_children():
+        time.sleep(0.05)
+    print(multiprocessing.active_children()[0].pid, flush=True)
+    time.sleep(600)
+"""
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's new parent may be slow to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_a_worker_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
+    """Killing the app while a worker still loads its model (or generates) leaves no
+    orphan: the child sees its parent gone and ends, though it never reads the pipe."""
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT, encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=root, env=env)
+    assert parent.stdout is not None
+    try:
+        child = int(parent.stdout.readline())
+        assert running(child)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 15
+        while running(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not running(child)
+    finally:
+        parent.kill()
+        if "child" in locals() and running(child):
+            os.kill(child, signal.SIGKILL)

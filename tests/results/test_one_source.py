@@ -248,7 +248,7 @@ def test_a_resumed_pass(project, tmp_path: Path) -> None:  # type: ignore[no-unt
     cancel = threading.Event()
 
     def stop_after_first_batch(event: PassEvent) -> None:
-        if event.phase == "generate":
+        if event.phase == "generate" and event.done > 0:
             cancel.set()
 
     with pytest.raises(PassCancelled):

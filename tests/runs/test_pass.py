@@ -96,15 +96,37 @@ def test_a_pass_stores_everything_and_a_rerun_costs_nothing(engine) -> None:  # 
     assert totals[("tuned", "A1", 0)] == 5 and totals[("base", "A2", 2)] == 4
     assert {p.label for p in runs_repo.run_pairs(engine, result.run_id)} == {"A>B"}
     assert {e.phase for e in events} == {"generate", "judge", "pairwise"}
-    # One event per verdict and per pair, as each is final, not one per batch.
-    assert [e.done for e in events if e.phase == "judge"] == list(range(1, 13))
-    assert [e.done for e in events if e.phase == "pairwise"] == list(range(1, 7))
+    # 0 of N as each phase begins, then one event per verdict and per pair as each is final.
+    assert [e.done for e in events if e.phase == "judge"] == list(range(0, 13))
+    assert [e.done for e in events if e.phase == "pairwise"] == list(range(0, 7))
     assert {e.total for e in events if e.phase == "judge"} == {12}
 
     again = Models()
     second = run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=again.open)
     assert second.run_id == result.run_id
     assert (second.model_calls, second.generated, second.reused, again.opened) == (0, 0, 12, [])
+
+
+def test_each_judge_phase_shows_its_own_counter_before_its_first_verdict(engine) -> None:  # type: ignore[no-untyped-def]
+    """The judge reads every answer before its first verdict is final (minutes on a local
+    model): meanwhile the pass says it is judging, 0 of N verdicts, not "6 of 6 answers"."""
+    models = Models()
+    events: list[PassEvent] = []
+    seen_by_judge: list[PassEvent] = []
+
+    def open_backend(spec: str) -> ScriptedBackend:
+        backend = models.open(spec)
+        if spec.startswith("judge"):
+            seen_by_judge.append(events[-1])  # what the user sees while the judge loads and reads
+        return backend
+
+    run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=open_backend, progress=events.append)
+    pointwise, pairwise = seen_by_judge
+    assert (pointwise.phase, pointwise.done, pointwise.total, pointwise.unit) == ("judge", 0, 12, "verdicts")
+    assert pointwise.describe() == "pointwise verdicts 0 of 12"
+    assert (pairwise.phase, pairwise.done, pairwise.total, pairwise.unit) == ("pairwise", 0, 6, "pairs")
+    last_judged = [e for e in events if e.phase == "judge"][-1]
+    assert last_judged.counter() == "verdicts 12 of 12"
 
 
 def test_empty_generations_are_retried_then_recorded_as_errors(engine) -> None:  # type: ignore[no-untyped-def]
@@ -146,7 +168,7 @@ def test_cancel_then_resume(engine) -> None:  # type: ignore[no-untyped-def]
     models = Models()
 
     def stop_after_first(event: PassEvent) -> None:
-        if event.phase == "judge":
+        if event.phase == "judge" and event.done > 0:
             cancel.set()
 
     with pytest.raises(PassCancelled):
@@ -176,7 +198,7 @@ def test_the_judge_is_checked_before_any_generation(engine) -> None:  # type: ig
     assert models.opened[:2] == ["judge:x", "openai:base"]  # the fixtures are scored first
     phases = [e.phase for e in events]
     assert phases.index("calibrate") < phases.index("generate")
-    assert [e.done for e in events if e.phase == "calibrate"] == [1, 2, 3, 4, 5, 6]
+    assert [e.done for e in events if e.phase == "calibrate"] == [0, 1, 2, 3, 4, 5, 6]
     assert "drift" in phases and result.judged == 12  # re-checked every 6 answers
 
 
@@ -299,7 +321,7 @@ def stopped_at(engine, phase: str, **changes: Any):  # type: ignore[no-untyped-d
             QUESTIONS,
             rubric_hash="r",
             open_backend=Models().open,
-            progress=lambda event: cancel.set() if event.phase == phase else None,
+            progress=lambda event: cancel.set() if event.phase == phase and event.done > 0 else None,
             cancel=cancel,
         )
     (run,) = runs_repo.list_runs(engine)

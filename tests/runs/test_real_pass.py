@@ -71,5 +71,5 @@ def test_a_pass_on_smollm2_generates_cleans_judges_and_compares(
     assert all(s.status is SampleStatus.SCORED for s in loaded.samples)
     assert [p.label for p in loaded.pairs] == [pair.label]
     judged = [e for e in events if e.phase == "judge"]
-    assert [e.done for e in judged] == [1, 2] and judged[-1].tokens > 0  # one event per verdict, with tokens
-    assert [e.done for e in events if e.phase == "pairwise"] == [1]
+    assert [e.done for e in judged] == [0, 1, 2] and judged[-1].tokens > 0  # 0 of 2, then one per verdict
+    assert [e.done for e in events if e.phase == "pairwise"] == [0, 1]

@@ -18,6 +18,7 @@ from gtreview.store import runs_repo, tables
 from gtreview.store.db import current_revision, head_revision, make_engine
 from gtreview.store.project import DB_FILE, create_project, open_project
 from gtreview.store.runs_repo import INTERRUPTED, RunSource, RunStatus
+from tests.store.revisions import drop_revisions_after_0010
 
 
 def dead_pid() -> int:
@@ -98,7 +99,7 @@ def test_revision_0009_adds_the_owner_and_an_old_running_run_reads_interrupted(t
         for column in ("position", "base_model", "judge_repeat", "sample_index", "qid", "model"):  # revision 0010
             connection.execute(text(f"ALTER TABLE run_record DROP COLUMN {column}"))
         connection.execute(text("UPDATE run SET status = 'running'"))
-        connection.execute(text("ALTER TABLE document_page DROP COLUMN text_sha256"))  # revision 0011
+        drop_revisions_after_0010(connection)
         connection.execute(text("UPDATE alembic_version SET version_num = '0008'"))
     engine.dispose()
     project = open_project(folder)

@@ -18,6 +18,7 @@ from gtreview.store.db import current_revision, head_revision, make_engine, unit
 from gtreview.store.project import DB_FILE, create_project, open_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, run
+from tests.store.revisions import drop_revisions_after_0010
 
 _COORDINATES = ("position", "base_model", "judge_repeat", "sample_index", "qid", "model")
 
@@ -36,7 +37,7 @@ def _as_revision_0009(folder: Path) -> None:
         )
         for column in _COORDINATES:
             connection.execute(text(f"ALTER TABLE run_record DROP COLUMN {column}"))
-        connection.execute(text("ALTER TABLE document_page DROP COLUMN text_sha256"))  # revision 0011
+        drop_revisions_after_0010(connection)
         connection.execute(text("UPDATE alembic_version SET version_num = '0009'"))
     engine.dispose()
 

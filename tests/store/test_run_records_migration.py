@@ -17,6 +17,7 @@ from gtreview.store.db import current_revision, head_revision, make_engine, unit
 from gtreview.store.project import DB_FILE, create_project, open_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, harness_scores, run
+from tests.store.revisions import drop_revisions_after_0010
 
 
 def _as_revision_0006(folder: Path) -> None:
@@ -37,7 +38,7 @@ def _as_revision_0006(folder: Path) -> None:
             connection.execute(
                 text("UPDATE run SET config_json = :c WHERE id = :i"), {"c": json.dumps(legacy), "i": run_id}
             )
-        connection.execute(text("ALTER TABLE document_page DROP COLUMN text_sha256"))  # revision 0011
+        drop_revisions_after_0010(connection)
         connection.execute(text("UPDATE alembic_version SET version_num = '0006'"))
     engine.dispose()
 

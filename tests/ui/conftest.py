@@ -57,7 +57,8 @@ def sample_window(qtbot, tmp_path: Path, settings: QSettings):  # type: ignore[n
     window.answers = []  # type: ignore[attr-defined]
     window.controller.ask_comment = lambda _title, _prompt: window.answers.pop(0) if window.answers else None  # type: ignore[attr-defined]
     window.controller.ask_judge = lambda _current: window.answers.pop(0) if window.answers else None  # type: ignore[attr-defined]
-    qtbot.addWidget(window)
+    # A job a failed test left is cancelled when pytest-qt closes the window, never asked about in a modal box.
+    qtbot.addWidget(window, before_close_func=lambda w: setattr(w, "ask_stop_jobs", lambda _parent, _jobs: True))
     window.show()
     settle(qtbot, window)  # the set, its first question and the navigator are read in workers
     yield window

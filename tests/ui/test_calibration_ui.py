@@ -57,3 +57,42 @@ def test_calibrate_question_then_approve(qtbot, sample_window) -> None:  # type:
     settle(qtbot, window)
     with reading(engine) as session:
         assert {s.qid: s.review_status for s in sets.list_questions(session, set_id)}["A1"] is ReviewStatus.APPROVED
+
+
+def test_switching_calibration_off_asks_is_logged_and_marks_the_approval(qtbot, sample_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+
+    window = sample_window
+    engine = window.project.engine
+    require = window.menu_actions["require_calibration"]
+    require.setChecked(True)
+    settle(qtbot, window)
+    asked: list[bool] = []
+    monkeypatch.setattr("gtreview.ui.menus.confirm_uncalibrated", lambda _parent: asked.append(False) or False)
+    require.setChecked(False)  # "No": it stays required, nothing is logged
+    settle(qtbot, window)
+    assert asked == [False] and require.isChecked()
+    assert [e.action for e in _project_log(engine)] == ["calibration required"]
+
+    monkeypatch.setattr("gtreview.ui.menus.confirm_uncalibrated", lambda _parent: asked.append(True) or True)
+    require.setChecked(False)
+    settle(qtbot, window)
+    assert asked == [False, True] and not require.isChecked()
+    switch = _project_log(engine)[-1]
+    assert (switch.actor, switch.action) == ("Dr Test", "calibration not required")
+    assert "recorded as Dr Test's decision" in window.statusBar().currentMessage()
+
+    window.menu_actions["approve"].trigger()  # A1, never calibrated: allowed now, and marked
+    settle(qtbot, window)
+    with reading(engine) as session:
+        assert sets.list_questions(session, window.set_id)[0].review_status is ReviewStatus.APPROVED
+    window.tabs.setCurrentWidget(window.history)  # the history is drawn when its tab is shown
+    qtbot.waitUntil(lambda: window.history.log.rowCount() > 0 and "approved" in window.history.log.item(0, 2).text())
+    assert window.history.log.item(0, 2).text() == "approved (calibration not required)"
+
+
+def _project_log(engine):  # type: ignore[no-untyped-def]
+    from gtreview.store import sets
+    from gtreview.store.db import reading
+
+    with reading(engine) as session:
+        return sets.project_log(session)

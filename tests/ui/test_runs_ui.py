@@ -88,7 +88,7 @@ def test_pass_runs_with_progress_then_shows_in_runs(qtbot, sample_window) -> Non
 def test_cancel_then_resume_from_the_app(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     window.run_controller.open_backend = scripted_open(window, delay=0.02)
-    window.run_controller.progressed.connect(lambda event: window.runs_view.cancel_button.click())
+    window.run_controller.progressed.connect(lambda event: event.done and window.runs_view.cancel_button.click())
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:
         window.start_configured_pass(CONFIG)
     assert "cancelled" in outcome.args[0]
@@ -120,7 +120,7 @@ def test_the_judge_check_before_generation_shows_in_the_runs_view(qtbot, sample_
     assert phases[0] == "calibrate" and phases.index("generate") > phases.index("calibrate")
     assert "drift" in phases  # re-checked during judging
     calibrate_text = next(text for phase, text in shown if phase == "calibrate")
-    assert calibrate_text.startswith("calibrate: judge check before generation: 1 of ")
+    assert calibrate_text.startswith("calibrate: judge check before generation: 0 of 6 fixtures")
 
 
 # -- the Run dialog: missing files, Browse, remembered settings ---------------------------
@@ -277,7 +277,7 @@ def test_a_pass_whose_process_died_reads_interrupted_and_resumes(qtbot, sample_w
     window = sample_window
     engine = window.project.engine
     window.run_controller.open_backend = scripted_open(window, delay=0.02)
-    window.run_controller.progressed.connect(lambda event: window.runs_view.cancel_button.click())
+    window.run_controller.progressed.connect(lambda event: event.done and window.runs_view.cancel_button.click())
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000):
         window.start_configured_pass(CONFIG)
     window.run_controller.progressed.disconnect()
@@ -358,14 +358,15 @@ def test_quitting_during_a_pass_asks_then_stops_it_cleanly(qtbot, sample_window,
     window.start_configured_pass(CONFIG)
     qtbot.waitUntil(lambda: bool(runs_repo.list_runs(window.project.engine)), timeout=20000)
     asked: list[bool] = []
-    window.run_controller.ask_stop = lambda _parent: asked.append(False) or False  # "No": keep running
+    window.ask_stop_jobs = lambda _parent, _jobs: asked.append(False) or False  # "No": keep running
     assert window.close() is False and window.isVisible() and window.run_controller.running
 
-    def stop(_parent) -> bool:  # type: ignore[no-untyped-def]
+    def stop(_parent, jobs) -> bool:  # type: ignore[no-untyped-def]
+        assert [job.title for job in jobs] == ['Pass "ui pass"']
         asked.append(True)
         return True  # the waiting answer sees the cancel
 
-    window.run_controller.ask_stop = stop
+    window.ask_stop_jobs = stop
     with caplog.at_level(logging.ERROR):
         window.menu_actions["quit"].trigger()
         assert not window.isVisible() and not window.run_controller.running  # stopped before the window went

@@ -50,8 +50,13 @@ from gtreview.store.sets.questions import (
     source_text,
 )
 from gtreview.store.sets.review_log import (
+    CALIBRATION_NOT_REQUIRED,
+    CALIBRATION_REQUIRED,
+    approved_without_calibration,
     history,
     list_signoffs,
+    log_project_action,
+    project_log,
     question_log,
     record_review,
     record_signoff,
@@ -71,6 +76,8 @@ from gtreview.store.sets.versions import (
 )
 
 __all__ = [
+    "CALIBRATION_NOT_REQUIRED",
+    "CALIBRATION_REQUIRED",
     "Change",
     "ContentCalibration",
     "DamagedVersionError",
@@ -90,6 +97,7 @@ __all__ = [
     "VersionInfo",
     "add_calibration_run",
     "add_question",
+    "approved_without_calibration",
     "calibrated_qids",
     "calibrations_of_contents",
     "current_contents",
@@ -107,7 +115,9 @@ __all__ = [
     "load_current",
     "load_question",
     "load_version",
+    "log_project_action",
     "paraphrase_ids",
+    "project_log",
     "question_log",
     "record_review",
     "record_signoff",

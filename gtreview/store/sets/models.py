@@ -63,6 +63,7 @@ class HistoryEntry(BaseModel):
     version: int | None
     content_hash: str
     comment: str
+    calibration_required: bool | None = None  # on an approval: did the project require a calibration?
 
 
 class SignoffInfo(BaseModel):
@@ -77,3 +78,5 @@ class SignoffInfo(BaseModel):
     reviewer: str
     signed_at: datetime
     comment: str
+    # The signed questions approved while calibration was not required (None: not recorded).
+    approved_without_calibration: list[str] | None = None

@@ -7,6 +7,8 @@ no longer current is refused (``ReviewConflictError``): nobody approves content 
 
 from __future__ import annotations
 
+import json
+
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
@@ -27,9 +29,11 @@ def record_review(
     actor: str,
     comment: str = "",
     version: int | None = None,
+    calibration_required: bool | None = None,
 ) -> int:
     """Set the question's status and append the decision to the audit log, in ``session``
     (the intent's unit of work); return the version the decision is about.
+    ``calibration_required``: on an approval, whether the project asked for a calibration.
 
     ``version`` is the version the reviewer decided on: when another has been saved since,
     the decision is refused (``ReviewConflictError``), so nobody approves content unseen.
@@ -50,6 +54,7 @@ def record_review(
             version=row.current_version,
             content_hash=content_hash,
             comment=comment,
+            calibration_required=calibration_required,
         )
     )
     return row.current_version
@@ -82,10 +87,11 @@ def record_signoff(
     *,
     reviewer: str,
     comment: str,
+    uncalibrated: list[str] | None = None,
 ) -> int:
     """Record a frozen sign-off and its audit entry in ``session`` (the intent's unit of work);
     return its number (1, 2, ...). Numbered under the write lock, so two sign-offs at once
-    get 1 and 2."""
+    get 1 and 2. ``uncalibrated``: the questions approved while calibration was not required."""
     latest = session.exec(select(func.max(tables.SetSignoff.number)).where(tables.SetSignoff.set_id == set_id)).one()
     number = (latest or 0) + 1
     session.add(
@@ -97,6 +103,7 @@ def record_signoff(
             question_count=question_count,
             reviewer=reviewer,
             comment=comment,
+            uncalibrated_json=None if uncalibrated is None else json.dumps(uncalibrated),
         )
     )
     session.add(
@@ -120,7 +127,44 @@ def history(session: Session, set_id: int, qid: str) -> list[HistoryEntry]:
 
 def signoffs(session: Session, set_id: int) -> list[SignoffInfo]:
     """The set's sign-offs as read models, in number order."""
-    return [SignoffInfo.model_validate(record) for record in list_signoffs(session, set_id)]
+    return [signoff_info(record) for record in list_signoffs(session, set_id)]
+
+
+def signoff_info(record: tables.SetSignoff) -> SignoffInfo:
+    info = SignoffInfo.model_validate(record)
+    if record.uncalibrated_json is not None:
+        info.approved_without_calibration = list(json.loads(record.uncalibrated_json))
+    return info
+
+
+def approved_without_calibration(session: Session, set_id: int, hashes: dict[str, str]) -> list[str]:
+    """Of the questions whose content hashes are ``hashes`` (hash -> id), those whose latest
+    approval of that content was made while calibration was not required."""
+    latest: dict[str, bool | None] = {}
+    for entry in session.exec(
+        select(tables.ReviewLog)
+        .where(tables.ReviewLog.set_id == set_id, tables.ReviewLog.action == ReviewStatus.APPROVED.value)
+        .order_by(col(tables.ReviewLog.id))
+    ):
+        if entry.content_hash in hashes:
+            latest[entry.content_hash] = entry.calibration_required
+    return [qid for content, qid in hashes.items() if latest.get(content) is False]
+
+
+CALIBRATION_REQUIRED, CALIBRATION_NOT_REQUIRED = "calibration required", "calibration not required"
+
+
+def log_project_action(session: Session, *, actor: str, action: str, comment: str = "") -> None:
+    """Append a project-wide entry (no set, no question) to the audit log, in ``session``."""
+    session.add(tables.ReviewLog(actor=actor, action=action, content_hash="", comment=comment))
+
+
+def project_log(session: Session) -> list[HistoryEntry]:
+    """The project-wide audit entries (the calibration requirement switched), oldest first."""
+    rows = session.exec(
+        select(tables.ReviewLog).where(col(tables.ReviewLog.set_id).is_(None)).order_by(col(tables.ReviewLog.id))
+    )
+    return [HistoryEntry.model_validate(row) for row in rows]
 
 
 def signoff_by_id(session: Session, signoff_id: int) -> tuple[int, SignoffInfo]:
@@ -128,7 +172,7 @@ def signoff_by_id(session: Session, signoff_id: int) -> tuple[int, SignoffInfo]:
     record = session.get(tables.SetSignoff, signoff_id)
     if record is None:
         raise NoSuchSignoff(f"this project has no sign-off with id {signoff_id}")
-    return record.set_id, SignoffInfo.model_validate(record)
+    return record.set_id, signoff_info(record)
 
 
 def signed_rubric_text(session: Session, set_id: int, number: int) -> str:

@@ -138,7 +138,11 @@ class HistoryView(QWidget):
 def action_text(entry: HistoryEntry) -> str:
     """The action in words; an edit with the field it changed."""
     field = edited_field(entry.comment) if entry.action == "edit" else None
-    return f"edit {field_in_words(field)}" if field else entry.action.replace("_", " ")
+    if field:
+        return f"edit {field_in_words(field)}"
+    if entry.calibration_required is False:  # Review > Require calibration was off: never read as calibrated
+        return f"{entry.action.replace('_', ' ')} (calibration not required)"
+    return entry.action.replace("_", " ")
 
 
 # What closes a change request: the decisions, logged under the status they leave.

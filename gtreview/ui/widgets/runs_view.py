@@ -199,9 +199,9 @@ class RunsView(QWidget):
         self._update_resume()
 
     def show_event(self, event: PassEvent) -> None:
-        self.progress.setRange(0, max(1, event.total))
+        self.progress.setRange(0, event.total)  # 0 of 0: busy (a model loading, waiting for another pass)
         self.progress.setValue(event.done)
-        self.phase.setText(f"{event.phase}: {event.describe()}")
+        self.phase.setText(event.describe() if event.waiting_for else f"{event.phase}: {event.describe()}")
 
     def finished(self, message: str) -> None:
         self.own_pass = False

@@ -21,12 +21,12 @@ OVERSIZE = {
     "gtreview/core/stats/raters.py": 778,
     "gtreview/core/validation.py": 594,
     "gtreview/inference/llama/engine.py": 479,
-    "gtreview/inference/worker.py": 727,
-    "gtreview/report/release.py": 508,
+    "gtreview/inference/worker.py": 726,
+    "gtreview/report/release.py": 492,
     "gtreview/results/loader.py": 552,
     "gtreview/runs/probes.py": 455,
     "gtreview/store/runs_repo.py": 408,
-    "gtreview/ui/ops.py": 464,
+    "gtreview/ui/ops.py": 453,
     "gtreview/ui/widgets/results_view.py": 459,
 }
 

@@ -94,6 +94,7 @@ from gtreview.inference.amx_guard import AmxVerdict, amx_verdict, deny_tile_perm
 from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback, TokenScores, complete
 from gtreview.inference.context_fit import PromptCounts
 from gtreview.inference.gguf_check import ModelFileError
+from gtreview.inference.parent_watch import end_with_parent
 from gtreview.inference.pooled import one_line
 from gtreview.inference.specs import BackendOpenError, ModelSpec, ModelSpecError, parse_model_spec
 from gtreview.inference.worker_memory import MemoryBound, anon_rss_bytes
@@ -626,7 +627,7 @@ def _child_main(
     """Open the backend once, then serve messages until "close" or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if parent_pid is not None:
-        _end_with_parent(parent_pid)
+        end_with_parent(parent_pid)
     os.environ.update(env)
     if log_path is not None:
         os.environ.setdefault("GGML_NO_BACKTRACE", "1")  # no gdb attach on a failed assert
@@ -664,25 +665,6 @@ def _child_main(
     finally:
         backend.close()
         conn.close()
-
-
-PARENT_WATCH_S = 0.5  # how often a child looks whether its parent is still there
-
-
-def _end_with_parent(parent_pid: int) -> None:
-    """End this child as soon as its parent is gone (killed, crashed): a child busy
-    loading a model or in a batch never reads the closed pipe, and would otherwise go on
-    for minutes for nobody, holding the model's memory (an orphaned worker). A thread
-    watches the parent's id, which changes when the parent dies and the child is
-    adopted (POSIX; on Windows the pipe's end is all it sees)."""
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(PARENT_WATCH_S)
-        os._exit(0)
-
-    if os.name != "nt":
-        threading.Thread(target=watch, name="gtreview-worker-parent-watch", daemon=True).start()
 
 
 def _serve(backend: Any, message: dict[str, Any], conn: Connection) -> dict[str, Any]:

@@ -25,15 +25,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from gtreview import __version__
-from gtreview.core.errors import UserError
 from gtreview.core.jsonformat import dumps_harness_json, loads_json
 from gtreview.core.jsonmodel import canonical_hash
-from gtreview.core.review_flow import ReviewStatus
 from gtreview.core.rubric import Question, Rubric, rubric_from_json_text
 from gtreview.interop.grading_guide import render_grading_guide
+from gtreview.report.release_signoffs import ReleaseError as ReleaseError  # re-exported: callers catch it here
+from gtreview.report.release_signoffs import choose_signoff, signoffs_document
 from gtreview.report.signing import (
     SigningKey,
     SigningKeyError,
@@ -51,10 +50,6 @@ RUBRIC, GUIDE, QUESTIONS, SIGNOFFS = "rubric.json", "grading_guide.md", "questio
 MANIFEST, SIGNATURE = "manifest.json", "signature.json"
 CONTENT_FILES = (RUBRIC, GUIDE, QUESTIONS, SIGNOFFS)
 QUESTION_FIELDS = ("id", "section", "title", "question")
-
-
-class ReleaseError(UserError, ValueError):
-    """A release that cannot be made (one line for the user)."""
 
 
 class _Strict(BaseModel):
@@ -152,42 +147,6 @@ def question_stub(question: Question) -> dict[str, Any]:
     return {"id": question.id, "section": question.section, "title": question.title, "question": question.question}
 
 
-def _signoffs_document(session: Session, set_id: int, chosen: sets.SignoffInfo, rubric: Rubric) -> dict[str, Any]:
-    """The sign-offs up to the released one, and the approvals of exactly the signed versions."""
-    hashes = {canonical_hash(q.to_json_dict()): q.id for q in rubric.questions}
-    approvals = [
-        {"question_id": hashes[entry.content_hash], **sets.HistoryEntry.model_validate(entry).model_dump(mode="json")}
-        for entry in sets.review_log(session, set_id)
-        if entry.action == ReviewStatus.APPROVED.value and entry.content_hash in hashes and entry.at <= chosen.signed_at
-    ]
-    return {
-        "set_name": sets.get_set(session, set_id).name,
-        "released_signoff": chosen.number,
-        "signoffs": [s.model_dump(mode="json") for s in sets.signoffs(session, set_id) if s.number <= chosen.number],
-        "approvals": approvals,  # each says whether calibration was required when it was made
-        "calibration_requirement": [  # who switched Require calibration before approval, and when
-            entry.model_dump(mode="json") for entry in sets.project_log(session) if entry.at <= chosen.signed_at
-        ],
-    }
-
-
-def _choose_signoff(session: Session, set_id: int, number: int | None) -> sets.SignoffInfo:
-    try:
-        sets.get_set(session, set_id)
-    except KeyError:
-        raise ReleaseError(f"the project has no set {set_id}") from None
-    records = sets.signoffs(session, set_id)
-    if not records:
-        raise ReleaseError(f"set {set_id} has no sign-off; approve its questions and sign it off first")
-    if number is None:
-        return records[-1]
-    for record in records:
-        if record.number == number:
-            return record
-    known = ", ".join(str(r.number) for r in records)
-    raise ReleaseError(f"set {set_id} has no sign-off {number} (it has {known})")
-
-
 def _check_out_dir(out_dir: Path) -> None:
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise ReleaseError(f"{out_dir} exists and is not an empty folder; choose a new output folder")
@@ -203,14 +162,14 @@ def create_release(
     """
     _check_out_dir(out_dir)
     with reading(engine) as session:  # one read: the sign-off, its frozen text and its record agree
-        chosen = _choose_signoff(session, set_id, signoff_number)
+        chosen = choose_signoff(session, set_id, signoff_number)
         text = sets.signed_rubric_text(session, set_id, chosen.number)
         if _hash_of_json(text) != chosen.content_hash:
             raise ReleaseError(
                 f"sign-off {chosen.number}'s stored rubric does not match its hash; the project was altered"
             )
         rubric = rubric_from_json_text(text)
-        document = _signoffs_document(session, set_id, chosen, rubric)
+        document = signoffs_document(session, set_id, chosen, rubric)
     set_name = str(document["set_name"])
     contents = {
         RUBRIC: text.encode("utf-8"),

@@ -149,4 +149,19 @@ def ask_to_stop_jobs(parent: QWidget | None, jobs: list[Activity]) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
-__all__ = ["ActivityBoard", "JobTicket", "ask_to_stop_jobs"]
+# Asks the user whether to stop the running jobs it names (True: stop them).
+AskToStop = Callable[[QWidget, list[Activity]], bool]
+
+
+def stop_every_job(parent: QWidget, board: ActivityBoard, ask: AskToStop) -> bool:
+    """Before the window closes: ask to stop the running jobs (each named); on yes cancel
+    them all and wait until they and their model workers have stopped (what a pass, a
+    calibration or a draft finished is stored). False: the user keeps them running."""
+    if board.jobs() and not ask(parent, board.jobs()):
+        return False
+    board.cancel_all()
+    board.wait_until_stopped()
+    return True
+
+
+__all__ = ["ActivityBoard", "AskToStop", "JobTicket", "ask_to_stop_jobs", "stop_every_job"]

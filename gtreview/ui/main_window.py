@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import getpass
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,10 @@ from gtreview.app import review
 from gtreview.app.project_settings import last_pass, project_judge
 from gtreview.app.projects import Project
 from gtreview.app.review import set_name
-from gtreview.core.activity import Activity
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.core.review_flow import AWAITING_APPROVAL
 from gtreview.runs.plan import PassConfig
-from gtreview.ui.activity import ask_to_stop_jobs
+from gtreview.ui.activity import AskToStop, ask_to_stop_jobs, stop_every_job
 from gtreview.ui.adjudication_controller import AdjudicationController
 from gtreview.ui.dialogs.judge_spec import ask_judge_spec
 from gtreview.ui.dialogs.preferences import model_folders, runtime_defaults
@@ -120,7 +118,7 @@ class MainWindow(PagesMixin, QMainWindow):
         self.status_label = self.notices.status
         self.activity_panel = ActivityPanel(self.ops.activities)  # the running jobs, each with Cancel
         self.notices.insertPermanentWidget(0, self.activity_panel)
-        self.ask_stop_jobs: Callable[[QWidget, list[Activity]], bool] = ask_to_stop_jobs
+        self.ask_stop_jobs: AskToStop = ask_to_stop_jobs
 
         self.detail_splitter = self._splitter(Qt.Orientation.Horizontal, self.tabs, self.source_pane)
         self.work_splitter = self._splitter(Qt.Orientation.Vertical, self.question_list, self.detail_splitter)
@@ -390,12 +388,9 @@ class MainWindow(PagesMixin, QMainWindow):
         self.open_project_requested.emit(folder, create)
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        jobs = self.ops.activities
-        if jobs.jobs() and not self.ask_stop_jobs(self, jobs.jobs()):  # every running job named
+        if not stop_every_job(self, self.ops.activities, self.ask_stop_jobs):
             event.ignore()
             return
-        jobs.cancel_all()  # what a pass, a calibration or a draft finished is stored
-        jobs.wait_until_stopped()  # their model workers closed before the window and the project go
         self.closing = True  # no new reads (the Runs page's re-read, a late timer) after the drain
         self.runs_timer.stop()
         self.editor.commit_pending()

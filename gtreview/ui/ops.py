@@ -39,54 +39,21 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Generic, Literal, TypeVar, get_args
+from typing import Any, Generic, TypeVar
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QThread, QThreadPool, Signal, Slot
 
 from gtreview.core.changes import OpChanges, OpResult, changes_of
-from gtreview.core.errors import Cancelled, UserError, one_line
 from gtreview.ui.activity import ActivityBoard, JobTicket
+from gtreview.ui.failures import NOTICE_KINDS as NOTICE_KINDS  # re-exported: every controller takes them from ops
+from gtreview.ui.failures import NoticeKind, failure_kind, failure_message, log_failure
 from gtreview.ui.gui_thread import install_gui_thread_first, remove_gui_thread_first, watch_work
 
 log = logging.getLogger("gtreview.ui.ops")
 
 T = TypeVar("T")
 Failure = Callable[[BaseException], None]
-NoticeKind = Literal["info", "success", "warning", "error"]
-NOTICE_KINDS: tuple[str, ...] = get_args(NoticeKind)
-
-
-# -- failures ------------------------------------------------------------------------
-
-
-def is_expected(error: BaseException) -> bool:
-    """The user's own mistake or choice: said in one line, never logged as a bug."""
-    return isinstance(error, (UserError, Cancelled))
-
-
-def failure_message(error: BaseException) -> str:
-    """The line the user sees: a ``UserError`` as it is; anything else names its type."""
-    if is_expected(error):
-        return one_line(error)
-    return f"{type(error).__name__}: {one_line(error)} (details in the log)"
-
-
-def failure_kind(error: BaseException) -> NoticeKind:
-    """How a failure is shown: the user's own mistake or choice as a warning, a bug as an error."""
-    return "warning" if is_expected(error) else "error"
-
-
-def log_failure(error: BaseException, what: str = "operation") -> None:
-    """Every failure of a worker goes to the log: a bug as an error with its traceback, a
-    refusal ("No pass yet") or cancellation at INFO in one line (a traceback each buries bugs)."""
-    if isinstance(error, Cancelled):
-        log.info("%s cancelled: %s", what, one_line(error))
-    elif isinstance(error, UserError):
-        log.info("%s refused: %s", what, one_line(error))
-    else:
-        exc_info = (type(error), error, error.__traceback__)
-        log.error("%s failed: %s", what, one_line(error), exc_info=exc_info)
 
 
 # -- running work ----------------------------------------------------------------------

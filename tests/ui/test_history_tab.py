@@ -70,4 +70,10 @@ def test_undo_and_redo_are_recorded_and_shown_as_such(qtbot, sample_window) -> N
         ("import", "1", IMPORTED),
     ]
     labels = [window.history.to_version.itemText(i) for i in range(window.history.to_version.count())]
-    assert labels[2].endswith(" · undo of v2") and labels[1].split(" · ")[0] == "v2"
+    assert [label.split(" · ")[0] for label in labels] == [
+        "v1",
+        "v2",
+        "v3 (undo of v2)",
+        "v4 (redo of v2)",
+        "v5 (undo of v4)",
+    ]

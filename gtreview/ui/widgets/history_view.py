@@ -116,8 +116,8 @@ class HistoryView(QWidget):
             combo.clear()
             for info in versions:
                 undone = edit_note(info.comment)
-                said = f" · {undone.kind} of v{undone.of_version}" if undone and undone.of_version else ""
-                combo.addItem(f"v{info.version} · {info.author} · {info.created_at[:19]}{said}", info.version)
+                said = f" ({undone.kind} of v{undone.of_version})" if undone and undone.of_version else ""
+                combo.addItem(f"v{info.version}{said} · {info.author} · {info.created_at[:19]}", info.version)
             combo.blockSignals(False)
         if versions:
             self.from_version.setCurrentIndex(max(0, len(versions) - 2))

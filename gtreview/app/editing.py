@@ -7,8 +7,9 @@ not edited, an edit voids an approval), applied by the store in the edit's trans
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
@@ -126,6 +127,8 @@ def apply_edit(
     author: str,
     comment: str = "",
     base_version: int | None = None,
+    kind: EditKind = "edit",
+    of_version: int | None = None,
 ) -> SaveResult:
     """Set one field of the question's current version and save the result.
 
@@ -133,8 +136,10 @@ def apply_edit(
     never undo each other, and undo is the same call with the old value. With
     ``base_version`` (the version the editor showed) an edit is refused when another
     version was saved since, so it cannot overwrite a change its author never saw.
+    ``kind`` says whether this is an edit or the undo or redo of the one that saved
+    ``of_version``: the history tells the three apart.
     """
-    said = comment or f"{FIELD_PREFIX}{json_path(path)}"  # the history says which field an edit changed
+    said = comment or edit_comment(path, kind=kind, of_version=of_version)
     return _save(
         engine,
         set_id,
@@ -146,12 +151,38 @@ def apply_edit(
     )
 
 
+# An edit's history entry says which field it changed, and whether it undid or redid
+# another version: "field $.title", "undo of version 6: field $.title".
 FIELD_PREFIX = "field "
+EditKind = Literal["edit", "undo", "redo"]
+_REVERSAL = re.compile(r"(undo|redo)(?: of version (\d+))?: (.*)", re.DOTALL)
 
 
-def edited_field(comment: str) -> str | None:
-    """The field an edit's history entry names (``$.gate.pass_condition``), else None."""
-    return comment[len(FIELD_PREFIX) :] if comment.startswith(FIELD_PREFIX + "$") else None
+class EditNote(NamedTuple):
+    kind: EditKind
+    of_version: int | None  # the version an undo or redo reverses or repeats
+    field: str  # its JSON path, "$.gate.pass_condition"
+
+
+def edit_comment(path: Path, *, kind: EditKind = "edit", of_version: int | None = None) -> str:
+    said = f"{FIELD_PREFIX}{json_path(path)}"
+    if kind == "edit":
+        return said
+    return f"{kind} of version {of_version}: {said}" if of_version is not None else f"{kind}: {said}"
+
+
+def edit_note(comment: str) -> EditNote | None:
+    """What an edit's history entry says it did, else None (a comment of the author's own)."""
+    kind: EditKind = "edit"
+    of_version: int | None = None
+    reversal = _REVERSAL.fullmatch(comment)
+    if reversal:
+        kind = "undo" if reversal.group(1) == "undo" else "redo"
+        of_version = int(reversal.group(2)) if reversal.group(2) else None
+        comment = reversal.group(3)
+    if not comment.startswith(FIELD_PREFIX + "$"):
+        return None
+    return EditNote(kind, of_version, comment[len(FIELD_PREFIX) :])
 
 
 _ITEM_NAMES = {"components": "component", "calibration": "fixture", "evidence": "evidence item"}

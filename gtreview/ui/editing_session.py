@@ -10,7 +10,8 @@ edit typed right after a rename goes to the renamed question.
 
 The history stops at a review decision: an approval, a retirement or a sign-off
 ``seal``s it (the stack is cleared, and the action says so), so no undo or redo ever
-turns what was approved or signed back into a draft. ``refusals`` counts the edits that
+turns what was approved or signed back into a draft. An undo or redo is saved as a
+version like any edit, and its history entry says which (``app.editing.edit_comment``). ``refusals`` counts the edits that
 could not be saved, so a review action queued after an edit can tell that it was refused.
 
 Each edit is made on the version the editor showed (``seen``, then each of this session's
@@ -93,15 +94,31 @@ class EditSession(QObject):
         """Push (and so apply and save) one field edit."""
         self.undo_stack.push(_EditCommand(self, self.ref(set_id, qid), path, old, new, label))
 
-    def apply(self, ref: QuestionRef, path: Path, value: Any, refused: Callable[[], None] | None = None) -> None:
-        """Save ``value`` at ``path`` in the background; ``refused`` runs if it is not saved."""
+    def apply(
+        self,
+        ref: QuestionRef,
+        path: Path,
+        value: Any,
+        refused: Callable[[], None] | None = None,
+        *,
+        kind: editing.EditKind = "edit",
+        of_version: Callable[[], int | None] = lambda: None,
+        saved_as: Callable[[int], None] | None = None,
+    ) -> None:
+        """Save ``value`` at ``path`` in the background; ``refused`` runs if it is not saved.
+        ``kind`` and ``of_version`` (asked when the save runs, after the saves before it)
+        say what the history records; ``saved_as`` hears the version saved, in the worker."""
         engine, author, set_id = self.engine, self.author(), ref.set_id
 
         def save() -> OpResult[_Saved]:
             qid = ref.qid  # as it is now: earlier edits (a rename) have been applied
             with self._versions:
                 base = ref.version
-            result = editing.apply_edit(engine, set_id, qid, path, value, author=author, base_version=base)
+            result = editing.apply_edit(
+                engine, set_id, qid, path, value, author=author, base_version=base, kind=kind, of_version=of_version()
+            )
+            if saved_as is not None:
+                saved_as(result.version)
             with self._versions:
                 ref.version = max(ref.version or 0, result.version)
             new_qid = value if path == ("id",) and isinstance(value, str) else qid
@@ -140,14 +157,32 @@ class _EditCommand(QUndoCommand):
         super().__init__(f"{ref.qid}: {label}")
         self.session, self.ref, self.path, self.old, self.new = session, ref, path, old, new
         self.refused = False
+        self.pushed = False  # the stack's first redo() is the edit itself; later ones are redos
+        # The versions this step saved, written by the save worker and read by the later
+        # saves that undo or redo it (saves run one at a time, in order).
+        self.edit_version: int | None = None
+        self.last_version: int | None = None  # the latest save of the new value (edit or redo)
 
     def redo(self) -> None:
-        if not self.refused:
-            self.session.apply(self.ref, self.path, self.new, self._refuse)
+        if self.refused:
+            return
+        if not self.pushed:
+            self.pushed = True
+            self.session.apply(self.ref, self.path, self.new, self._refuse, saved_as=self._edit_saved)
+        else:
+            self.session.apply(
+                self.ref, self.path, self.new, kind="redo", of_version=lambda: self.edit_version, saved_as=self._redone
+            )
 
     def undo(self) -> None:
         if not self.refused:
-            self.session.apply(self.ref, self.path, self.old)
+            self.session.apply(self.ref, self.path, self.old, kind="undo", of_version=lambda: self.last_version)
+
+    def _edit_saved(self, version: int) -> None:
+        self.edit_version = self.last_version = version
+
+    def _redone(self, version: int) -> None:
+        self.last_version = version
 
     def _refuse(self) -> None:
         """Nothing was saved: no undo step for it (an obsolete step does nothing and the

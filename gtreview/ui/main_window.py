@@ -382,6 +382,8 @@ class MainWindow(PagesMixin, QMainWindow):
             "main_splitter": self.main_splitter,
             "work_splitter": self.work_splitter,
             "detail_splitter": self.detail_splitter,
+            "results_splitter": self.results_view.splitter,  # the charts against the tables
+            "results_lower_pane": self.results_view.lower_pane,  # the tables against the answers
         }
 
     def request_open(self, folder: Path, create: bool = False) -> None:

@@ -57,6 +57,7 @@ def test_each_intent_says_what_it_changed(setup: tuple[Engine, int]) -> None:
     assert (retired.before, retired.after, retired.version) == (ReviewStatus.DRAFT, ReviewStatus.RETIRED, 2)
     log = workflow.history(engine, set_id, "A1")
     assert [(e.action, e.version) for e in log if e.action != "edit"] == [
+        ("import", 1),  # the set's import made version 1
         ("in_review", 1),
         ("changes_requested", 1),
         ("approved", 2),
@@ -83,7 +84,7 @@ def test_a_refusal_names_its_rule_and_writes_nothing(setup: tuple[Engine, int]) 
     with pytest.raises(sets.EditRefusedError):  # the store refuses it in the edit's transaction, whoever asks
         with unit_of_work(engine) as tx:
             sets.save_question(tx, set_id, question, author="script")
-    assert [e.action for e in workflow.history(engine, set_id, "A2")] == ["retired"]
+    assert [e.action for e in workflow.history(engine, set_id, "A2")] == ["import", "retired"]
     with pytest.raises(workflow.WorkflowError, match="the set has no question Z9"):
         workflow.approve(engine, set_id, "Z9", reviewer="geo")
 

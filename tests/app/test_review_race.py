@@ -28,7 +28,7 @@ def test_an_approval_waiting_to_write_is_refused_once_the_question_is_retired(tm
         "error": "ReviewRefused",
         "message": "A1 is retired; retired questions stay retired",
     }
-    assert result.status == "retired" and result.actions == ["retired"]
+    assert result.status == "retired" and result.actions == ["import", "retired"]
     assert never_approved_after_retirement(result.actions)
 
 
@@ -37,5 +37,5 @@ def test_a_retirement_waits_for_an_approval_being_written_and_then_retires(tmp_p
     "approved" in its own transaction and retires the question."""
     result = race(tmp_path / "p", "inside")
     assert result.approver == {"ok": True} and result.retirer == {"ok": True}
-    assert result.actions == ["approved", "retired"] and result.status == "retired"
+    assert result.actions == ["import", "approved", "retired"] and result.status == "retired"
     assert never_approved_after_retirement(result.actions)

@@ -57,6 +57,7 @@ def test_request_changes_needs_a_comment_and_history_records_everything(setup) -
     workflow.request_changes(engine, set_id, "A2", reviewer="geo", comment="gate too lenient")
     entries = workflow.history(engine, set_id, "A2")
     assert [(e.actor, e.action, e.comment) for e in entries] == [
+        ("importer", "import", "imported r.json"),  # where the question came from: its version 1
         ("geo", "in_review", ""),
         ("geo", "changes_requested", "gate too lenient"),
     ]

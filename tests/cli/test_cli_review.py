@@ -38,9 +38,12 @@ def review(capsys: pytest.CaptureFixture[str], project: Path, *argv: str) -> tup
 
 
 def trail(project: Path, qid: str) -> list[tuple[str, str, str]]:
+    """The question's trail after the import it starts with."""
     opened = open_project(project)
     try:
-        return [(e.actor, e.action, e.comment) for e in workflow.history(opened.engine, 1, qid)]
+        origin, *rest = workflow.history(opened.engine, 1, qid)
+        assert (origin.action, origin.comment) == ("import", "imported r.json")
+        return [(e.actor, e.action, e.comment) for e in rest]
     finally:
         opened.close()
 

@@ -157,6 +157,7 @@ def test_html_colours_follow_a_dark_palette(light_after: QApplication) -> None:
 
 def test_views_and_charts_redraw_in_the_new_palette(qtbot, light_after: QApplication) -> None:  # type: ignore[no-untyped-def]
     from gtreview.ui.widgets.results_view import ResultsView
+    from gtreview.ui.widgets.screen_fit import legend_html
 
     browser = html.HtmlBrowser()
     qtbot.addWidget(browser)
@@ -164,15 +165,14 @@ def test_views_and_charts_redraw_in_the_new_palette(qtbot, light_after: QApplica
     browser.setHtml(html.page_html(page, {1}))
     view = ResultsView()
     qtbot.addWidget(view)
-    view._legend(view.distribution)  # a legend made in the light theme
+    view.legend.setText(legend_html(["base", "lora"]))  # the models' legend, made in the light theme
     apply_theme(light_after, "dark")
     QApplication.processEvents()
-    view._legend(view.distribution)  # what a redraw does: the plot's legend is handed back
-    legend_text = view.distribution.plotItem.legend.opts["labelTextColor"]
-    assert legend_text == light_after.palette().color(QPalette.ColorRole.Text)  # not black on dark
-    ground = view.distribution.plotItem.legend.opts["brush"].color()
-    # the names stand on the chart's own (dark) ground, not on the bars beneath them
-    assert ground.rgb() == light_after.palette().color(QPalette.ColorRole.Base).rgb() and 0 < ground.alpha() < 255
+    # only the swatches are coloured: the names are in the theme's text colour, not black on dark
+    names = [part.split("</span>")[-1] for part in view.legend.text().split("&nbsp;&nbsp;&nbsp;")]
+    assert names == ["&nbsp;base", "&nbsp;lora"]
+    text = light_after.palette().color(QPalette.ColorRole.WindowText)
+    assert view.legend.palette().color(QPalette.ColorRole.WindowText) == text
     dark = html.colours()
     assert dark.dark and dark.cited in browser.toHtml()  # the shown page took the dark highlight
     base = light_after.palette().color(QPalette.ColorRole.Base)

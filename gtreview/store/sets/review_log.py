@@ -121,8 +121,34 @@ def list_signoffs(session: Session, set_id: int) -> list[tables.SetSignoff]:
 
 
 def history(session: Session, set_id: int, qid: str) -> list[HistoryEntry]:
-    """A question's audit trail as read models, oldest first."""
-    return [HistoryEntry.model_validate(entry) for entry in question_log(session, set_id, qid)]
+    """A question's audit trail as read models, oldest first. A question the set's import
+    made (rather than one added later) starts with that import: the set-level entry,
+    shown as what wrote its version 1, so the trail says where the question came from."""
+    row = question_row(session, set_id, qid)
+    own = question_log(session, set_id, qid)
+    entries = [HistoryEntry.model_validate(entry) for entry in own]
+    if any(entry.action == "add" for entry in own):
+        return entries
+    imported = session.exec(
+        select(tables.ReviewLog)
+        .where(
+            tables.ReviewLog.set_id == set_id,
+            col(tables.ReviewLog.question_id).is_(None),
+            tables.ReviewLog.action == "import",
+        )
+        .order_by(col(tables.ReviewLog.id))
+    ).first()
+    if imported is None:
+        return entries
+    origin = HistoryEntry(
+        at=imported.at,
+        actor=imported.actor,
+        action=imported.action,
+        version=1,
+        content_hash=version_row(session, row, 1).content_hash,  # the question's, not the file's
+        comment=imported.comment,
+    )
+    return [origin, *entries]
 
 
 def signoffs(session: Session, set_id: int) -> list[SignoffInfo]:

@@ -1,7 +1,9 @@
 """A question's history: the audit trail and the diff between any two versions.
 
-An edit says which field it changed (``app.editing`` records it as the entry's comment,
-``field $.path``); the change requests still open are also shown above the question
+An edit says which field it changed, and an undo or redo says so and which version it
+undid or redid (``app.editing`` records it as the entry's comment: ``field $.path``,
+``undo of version 6: field $.path``); a question the set's import made starts with that
+import. The change requests still open are also shown above the question
 itself (``change_requests_html``), where it is reviewed.
 """
 
@@ -23,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.app.editing import edited_field, field_in_words
+from gtreview.app.editing import edit_note, field_in_words
 from gtreview.app.review import VersionInfo
 from gtreview.app.workflow import HistoryEntry
 from gtreview.core.review_flow import ReviewStatus
@@ -102,7 +104,7 @@ class HistoryView(QWidget):
                 entry.actor,
                 action_text(entry),
                 "" if entry.version is None else str(entry.version),
-                "" if edited_field(entry.comment) else entry.comment,
+                comment_text(entry),
             )
             for column, value in enumerate(values):
                 item = QTableWidgetItem(value)
@@ -113,7 +115,9 @@ class HistoryView(QWidget):
             combo.blockSignals(True)
             combo.clear()
             for info in versions:
-                combo.addItem(f"v{info.version} · {info.author} · {info.created_at[:19]}", info.version)
+                undone = edit_note(info.comment)
+                said = f" ({undone.kind} of v{undone.of_version})" if undone and undone.of_version else ""
+                combo.addItem(f"v{info.version}{said} · {info.author} · {info.created_at[:19]}", info.version)
             combo.blockSignals(False)
         if versions:
             self.from_version.setCurrentIndex(max(0, len(versions) - 2))
@@ -136,13 +140,25 @@ class HistoryView(QWidget):
 
 
 def action_text(entry: HistoryEntry) -> str:
-    """The action in words; an edit with the field it changed."""
-    field = edited_field(entry.comment) if entry.action == "edit" else None
-    if field:
-        return f"edit {field_in_words(field)}"
-    if entry.calibration_required is False:  # Review > Require calibration was off: never read as calibrated
-        return f"{entry.action.replace('_', ' ')} (calibration not required)"
-    return entry.action.replace("_", " ")
+    """The action in words; an edit with the field it changed, an undo or redo as such."""
+    note = edit_note(entry.comment) if entry.action == "edit" else None
+    if note is None:
+        if entry.calibration_required is False:  # Review > Require calibration was off: never read as calibrated
+            return f"{entry.action.replace('_', ' ')} (calibration not required)"
+        return entry.action.replace("_", " ")
+    edit = f"edit {field_in_words(note.field)}"
+    return edit if note.kind == "edit" else f"{note.kind}: {edit}"
+
+
+def comment_text(entry: HistoryEntry) -> str:
+    """The comment column: the author's words, the version an undo or redo reverses or
+    repeats, nothing for a plain edit (its field is in the action)."""
+    note = edit_note(entry.comment) if entry.action == "edit" else None
+    if note is None:
+        return entry.comment
+    if note.kind == "edit" or note.of_version is None:
+        return ""
+    return f"{'undoes' if note.kind == 'undo' else 'redoes'} version {note.of_version}"
 
 
 # What closes a change request: the decisions, logged under the status they leave.

@@ -18,6 +18,7 @@ def style_plot(widget: pg.PlotWidget, palette: QPalette, title: str | None = Non
         axis = widget.getAxis(name)
         axis.setPen(pg.mkPen(text))
         axis.setTextPen(pg.mkPen(text))
+        axis.enableAutoSIPrefix(False)  # a flat chart's title read "points /10 (x0.001)"
     widget.setTitle(title if title is not None else str(widget.property("plot_title")), color=text, size="9pt")
 
 

@@ -4,7 +4,7 @@ The results tabs share the lower part of the window with the sample pane, so at 
 a tab is about 200 pixels high. Stacked plainly, long readings squeezed the tables to a
 header with no rows and the labels drew over each other. Here the words scroll in a pane
 of their own, the tables keep room for a few rows, and a splitter between them lets the
-reader give either more room.
+reader give either more room. A tab shorter than that scrolls as a whole.
 """
 
 from __future__ import annotations
@@ -47,9 +47,19 @@ class ReportTab(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
-        self._outer = QVBoxLayout(self)
+        inner = QWidget()
+        self._outer = QVBoxLayout(inner)
         self._outer.setContentsMargins(0, 0, 0, 0)
         self._outer.addWidget(self.splitter)
+        # Shorter than its words and tables need, the tab scrolls: its least height would
+        # otherwise be the whole results tab widget's, and keep the charts' splitter still.
+        page = QScrollArea()
+        page.setWidget(inner)
+        page.setWidgetResizable(True)
+        page.setFrameShape(QScrollArea.Shape.NoFrame)
+        whole = QVBoxLayout(self)
+        whole.setContentsMargins(0, 0, 0, 0)
+        whole.addWidget(page)
 
     def add_title(self, text: str) -> QLabel:
         title = _label(text)

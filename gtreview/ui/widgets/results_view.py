@@ -36,14 +36,22 @@ from gtreview.results.loader import RunResults, SampleResult
 from gtreview.results.noise_text import noise_text
 from gtreview.ui.widgets.design_html import design_html
 from gtreview.ui.widgets.html import HtmlBrowser, style
-from gtreview.ui.widgets.labels import ElidedLabel, never_widens
+from gtreview.ui.widgets.labels import ElidedLabel
 from gtreview.ui.widgets.membership_view import MembershipView
 from gtreview.ui.widgets.noise_view import NoiseView
 from gtreview.ui.widgets.paraphrase_view import ParaphraseView
-from gtreview.ui.widgets.plot_style import COLOURS, style_plot, themed_legend
+from gtreview.ui.widgets.plot_style import COLOURS, style_plot
 from gtreview.ui.widgets.reading_view import ReadingView
 from gtreview.ui.widgets.results_html import pair_note, sample_detail_html, sample_html
 from gtreview.ui.widgets.sample_table import SampleTable
+from gtreview.ui.widgets.screen_fit import (
+    CHART_HEIGHT,
+    Leaderboard,
+    chart_pane,
+    header_box,
+    legend_html,
+    split_charts_and_tables,
+)
 
 KINDS = ("gate", "binary", "reasoning")
 OUTCOMES = ("wins", "ties", "losses", "unknown")  # of a pair; order-inconsistency is counted apart
@@ -54,7 +62,7 @@ def _plot(title: str) -> pg.PlotWidget:
     widget.setProperty("plot_title", title)
     widget.showGrid(x=False, y=True, alpha=0.2)
     widget.setMouseEnabled(x=False, y=False)
-    widget.setMinimumSize(160, 140)
+    widget.setMinimumSize(160, CHART_HEIGHT)
     widget.setMenuEnabled(False)
     return widget
 
@@ -70,17 +78,14 @@ class ResultsView(QWidget):
         self.analysis: RunAnalysis | None = None
         self.run_choice = QComboBox()
         self.run_choice.activated.connect(lambda _i: self.run_selected.emit(int(self.run_choice.currentData())))
-        self.finding = never_widens(QLabel())
+        self.finding = QLabel()
         self.status = ElidedLabel()
         # the judge gate in full (never elided): a pass whose judge is not gated says so plainly
-        self.judge_gate = never_widens(QLabel())
+        self.judge_gate = QLabel()
         self.judge_gate.setTextFormat(Qt.TextFormat.PlainText)
         self.judge_gate.setVisible(False)
         self.gated = True
-        self.leaderboard = QTableWidget(0, 5)
-        self.leaderboard.setHorizontalHeaderLabels(["Run", "Model", "Mean /10 [95% CI]", "vs base", "Samples"])
-        self.leaderboard.horizontalHeader().setStretchLastSection(True)
-        self.leaderboard.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.leaderboard = Leaderboard(["Run", "Model", "Mean /10 [95% CI]", "vs base", "Samples"])
         self.distribution = _plot("Score distribution")
         self.scatter = _plot("Per question: base (x), fine-tune (y), ± sd")
         self.difference = _plot("Fine-tune − base, 95% interval")
@@ -113,9 +118,9 @@ class ResultsView(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Pass:"))
         top.addWidget(self.run_choice, 1)
-        # beside the pass it is about, where it costs the answers' pane no height
-        top.addWidget(self.judge_gate, 3)
+        top.addStretch(2)
         top.addWidget(self.design_button)
+        self.legend = QLabel()  # every chart's models, named once outside the charts
         plots = QWidget()
         self.grid = QGridLayout(plots)
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -136,15 +141,12 @@ class ResultsView(QWidget):
         self.lower_pane.setStretchFactor(0, 1)
         self.lower_pane.setStretchFactor(1, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)  # the answers can take most of the page
-        self.splitter.addWidget(plots)
+        self.splitter.addWidget(chart_pane(self.legend, plots))
         self.splitter.addWidget(self.lower_pane)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([420, 420])
+        split_charts_and_tables(self.splitter)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.finding)
+        layout.addWidget(header_box(self.judge_gate, self.finding))
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
         self._restyle()
@@ -194,11 +196,7 @@ class ResultsView(QWidget):
         self.run_choice.blockSignals(False)
 
     def set_leaderboard(self, rows: list[list[str]]) -> None:
-        self.leaderboard.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            for c, value in enumerate(row):
-                self.leaderboard.setItem(r, c, QTableWidgetItem(value))
-        self.leaderboard.resizeColumnsToContents()
+        self.leaderboard.set_rows(rows)
 
     def show_results(self, results: RunResults, analysis: RunAnalysis, status: str) -> None:
         self.results, self.analysis = results, analysis
@@ -236,6 +234,7 @@ class ResultsView(QWidget):
 
     def _draw(self, results: RunResults, analysis: RunAnalysis) -> None:
         paired = bool(analysis.finetunes)
+        self.legend.setText(legend_html(results.models))
         self._arrange(paired, any(f.pairwise is not None for f in analysis.finetunes))
         self._distribution(results)
         self._scatter(results, analysis) if paired else self._per_question(results, analysis)
@@ -243,14 +242,9 @@ class ResultsView(QWidget):
         self._kinds(analysis)
         self._pairwise(analysis)
 
-    def _legend(self, plot: pg.PlotWidget) -> None:
-        # readable over the bars at the left (scores of 0, the gate's share), in the theme's colours
-        themed_legend(plot, self.palette())
-
     def _distribution(self, results: RunResults) -> None:
         plot = self.distribution
         plot.clear()
-        self._legend(plot)
         width = 0.8 / max(1, len(results.models))
         tallest = 0
         for index, model in enumerate(results.models):
@@ -262,12 +256,10 @@ class ResultsView(QWidget):
             ]
             tallest = max(tallest, *counts)
             x = np.arange(11) - 0.4 + width * (index + 0.5)
-            plot.addItem(
-                pg.BarGraphItem(x=x, height=counts, width=width, brush=COLOURS[index % len(COLOURS)], name=model)
-            )
+            plot.addItem(pg.BarGraphItem(x=x, height=counts, width=width, brush=COLOURS[index % len(COLOURS)]))
         plot.setYRange(0, max(1, tallest) * 1.05, padding=0)  # counts start at 0, even with none scored
         plot.setLabel("bottom", "total /10")
-        plot.setLabel("left", "samples" if tallest else "samples (none scored yet)")
+        plot.setLabel("left", "samples" if tallest else "none scored")  # short: it fits the axis
 
     def _scatter(self, results: RunResults, analysis: RunAnalysis) -> None:
         plot = self.scatter
@@ -301,8 +293,8 @@ class ResultsView(QWidget):
             )
         plot.setXRange(0, 10)
         plot.setYRange(0, 10)
-        plot.setLabel("bottom", results.base)
-        plot.setLabel("left", ", ".join(f.label for f in analysis.finetunes))
+        plot.setLabel("bottom", "base")  # the models by colour in the legend: a name may not fit the axis
+        plot.setLabel("left", "fine-tune")
 
     def _per_question(self, results: RunResults, analysis: RunAnalysis) -> None:
         """A pass of one model: its mean per question (± sd across repeats), a point per question."""
@@ -365,20 +357,19 @@ class ResultsView(QWidget):
         )
         plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888", style=Qt.PenStyle.DashLine)))
         plot.getAxis("bottom").setTicks([list(enumerate(labels))])
+        plot.setLabel("left", "points /10")
 
     def _kinds(self, analysis: RunAnalysis) -> None:
         plot = self.kinds
         plot.clear()
-        self._legend(plot)
         width = 0.8 / max(1, len(analysis.models))
         for index, model in enumerate(analysis.models):
             heights = [model.kinds[k].mean or 0.0 for k in KINDS]
             x = np.arange(len(KINDS)) - 0.4 + width * (index + 0.5)
-            plot.addItem(
-                pg.BarGraphItem(x=x, height=heights, width=width, brush=COLOURS[index % len(COLOURS)], name=model.label)
-            )
+            plot.addItem(pg.BarGraphItem(x=x, height=heights, width=width, brush=COLOURS[index % len(COLOURS)]))
         plot.getAxis("bottom").setTicks([[(i, KIND_NAMES[k]) for i, k in enumerate(KINDS)]])
         plot.setYRange(0, 1)
+        plot.setLabel("left", "share")
 
     def _pairwise(self, analysis: RunAnalysis) -> None:
         """Wins, ties, losses and unknown per fine-tune; the pairs whose two orders disagree are
@@ -412,6 +403,7 @@ class ResultsView(QWidget):
                     )
                 )
         plot.getAxis("bottom").setTicks([list(enumerate(OUTCOMES))])
+        plot.setLabel("left", "pairs")
         total = sum(self.inconsistent.values())
         style_plot(plot, self.palette(), f"Pairwise outcomes against the base; ◇ order-inconsistent pairs: {total}")
 

@@ -52,7 +52,7 @@ from gtreview.ui.widgets.question_list import QuestionList
 from gtreview.ui.widgets.results_view import ResultsView
 from gtreview.ui.widgets.runs_view import RunsView
 from gtreview.ui.widgets.source_pane import SourcePane
-from gtreview.ui.window_layout import restore_layout, save_layout
+from gtreview.ui.window_layout import restore_layout, save_layout, window_splitters
 
 UNREVIEWED = AWAITING_APPROVAL  # the active questions not approved yet
 
@@ -150,7 +150,7 @@ class MainWindow(PagesMixin, QMainWindow):
         )
         self.menu_actions = build_menus(self)
         self.controller.bind_actions(self.menu_actions, self.pages.currentChanged, self.questions.target_changed)
-        restore_layout(self, self.settings, self._splitters())
+        restore_layout(self, self.settings, window_splitters(self))
         self.setWindowTitle(f"gtreview — {project.folder}")
         self._update_status()
         self.refresh()
@@ -376,16 +376,6 @@ class MainWindow(PagesMixin, QMainWindow):
             f"{self.questions.status_text()} | reviewer {self.reviewer_name()} | project {self.project.folder}"
         )
 
-    # -- window state -------------------------------------------------------------
-    def _splitters(self) -> dict[str, QSplitter]:
-        return {
-            "main_splitter": self.main_splitter,
-            "work_splitter": self.work_splitter,
-            "detail_splitter": self.detail_splitter,
-            "results_splitter": self.results_view.splitter,  # the charts against the tables
-            "results_lower_pane": self.results_view.lower_pane,  # the tables against the answers
-        }
-
     def request_open(self, folder: Path, create: bool = False) -> None:
         self.open_project_requested.emit(folder, create)
 
@@ -397,5 +387,5 @@ class MainWindow(PagesMixin, QMainWindow):
         self.runs_timer.stop()
         self.editor.commit_pending()
         self.ops.drain()  # every edit asked for is saved before the project closes
-        save_layout(self, self.settings, self._splitters())
+        save_layout(self, self.settings, window_splitters(self))
         super().closeEvent(event)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QSettings, QSize
 from PySide6.QtWidgets import QMainWindow, QSplitter
+
+if TYPE_CHECKING:
+    from gtreview.ui.main_window import MainWindow
 
 DEFAULT_SIZE = QSize(1500, 950)
 PREFIX = "main_window"
@@ -27,3 +32,14 @@ def save_layout(window: QMainWindow, settings: QSettings, splitters: dict[str, Q
     settings.setValue(f"{PREFIX}/size", window.size())
     for key, splitter in splitters.items():
         settings.setValue(f"{PREFIX}/{key}", splitter.saveState())
+
+
+def window_splitters(window: MainWindow) -> dict[str, QSplitter]:
+    """The window's splitters by the key their state is kept under."""
+    return {
+        "main_splitter": window.main_splitter,
+        "work_splitter": window.work_splitter,
+        "detail_splitter": window.detail_splitter,
+        "results_splitter": window.results_view.splitter,  # the charts against the tables
+        "results_lower_pane": window.results_view.lower_pane,  # the tables against the answers
+    }

@@ -66,8 +66,14 @@ def test_judging_asks_v3_by_default_and_records_the_template_it_used() -> None:
     assert v2_request.json_schema == verdict_schema(Q1, BOUNDS["judge_pointwise_v2"])
     assert v3_request.messages[0].content == load_template("judge_pointwise_v3").text
     assert v2_request.messages[0].content == load_template("judge_pointwise_v2").text
-    assert (new.prompt_template, new.prompt_sha256) == ("judge_pointwise_v3", load_template("judge_pointwise_v3").sha256)
-    assert (old.prompt_template, old.prompt_sha256) == ("judge_pointwise_v2", load_template("judge_pointwise_v2").sha256)
+    assert (new.prompt_template, new.prompt_sha256) == (
+        "judge_pointwise_v3",
+        load_template("judge_pointwise_v3").sha256,
+    )
+    assert (old.prompt_template, old.prompt_sha256) == (
+        "judge_pointwise_v2",
+        load_template("judge_pointwise_v2").sha256,
+    )
     assert new.record is not None and old.record is not None and new.total == old.total == 8
 
 

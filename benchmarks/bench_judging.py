@@ -24,6 +24,7 @@ scored after re-asks).
     .venv/bin/python benchmarks/bench_judging.py [--models smollm2,gemma3] [--questions 2]
         [--answers 4] [--threads 2] [--ctx 16384] [--gpu-layers -1] [--max-tokens 512] [--rounds 1]
         [--eager [smollm2,...]] [--model-path FILE.gguf]
+        [--templates judge_pointwise_v2,judge_pointwise_v3]  (before, after: interleaved, side by side)
 """
 
 from __future__ import annotations

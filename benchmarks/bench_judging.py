@@ -24,6 +24,7 @@ scored after re-asks).
     .venv/bin/python benchmarks/bench_judging.py [--models smollm2,gemma3] [--questions 2]
         [--answers 4] [--threads 2] [--ctx 16384] [--gpu-layers -1] [--max-tokens 512] [--rounds 1]
         [--eager [smollm2,...]] [--model-path FILE.gguf]
+        [--templates judge_pointwise_v2,judge_pointwise_v3]  (before, after: interleaved, side by side)
 """
 
 from __future__ import annotations
@@ -41,13 +42,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llama_cpp
 
 from gtreview.app.sample_project import sample_rubric_path
-from gtreview.core.rubric import Rubric
+from gtreview.core.rubric import CalibrationFixture, Rubric
 from gtreview.inference.backend import ChatMessage, CompletionRequest, CompletionResult, ResultCallback, Sampling
-from gtreview.inference.llama import EngineStats, LlamaBackend
+from gtreview.inference.llama import EngineStats, LlamaBackend, native
 from gtreview.interop.rubric_files import read_rubric_file
-from gtreview.judging.contract import ContractViolation, parse_verdict_reply
+from gtreview.judging.calibration import check_fixture
 from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers
+from gtreview.judging.prompts import POINTWISE
+from gtreview.judging.schemas import verdict_schema
 from tests.real_models import MODELS, model_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verdict_anatomy import Anatomy
 
 
 @dataclass
@@ -64,10 +70,10 @@ class Recorder:
 
     backend: LlamaBackend
     calls: list[Call] = field(default_factory=list)
+    spec: str = ""
 
-    @property
-    def spec(self) -> str:
-        return self.backend.spec
+    def __post_init__(self) -> None:
+        self.spec = self.backend.spec
 
     def describe(self) -> dict[str, Any]:
         return self.backend.describe()
@@ -103,20 +109,89 @@ class Totals:
         return self.tokens / self.seconds if self.seconds else 0.0
 
 
-def judge_tasks(questions: int, answers: int) -> list[JudgeTask]:
+def judge_tasks(questions: int, answers: int) -> list[tuple[JudgeTask, CalibrationFixture]]:
     rubric = Rubric.model_validate(read_rubric_file(sample_rubric_path()).data)
     tasks = []
     for question in rubric.questions[:questions]:
         fixtures = [f for f in question.calibration if (f.response_text or "").strip()]
         for n, fixture in enumerate((fixtures * answers)[:answers]):
-            tasks.append(JudgeTask(key=f"{question.id}/{n}", question=question, answer=fixture.response_text or ""))
+            task = JudgeTask(key=f"{question.id}/{n}", question=question, answer=fixture.response_text or "")
+            tasks.append((task, fixture))
     return tasks
+
+
+@dataclass
+class Side:
+    """One judge template (instructions and verdict bounds), summed over the rounds."""
+
+    settings: JudgeSettings
+    judge: Totals = field(default_factory=Totals)
+    free: Totals = field(default_factory=Totals)
+    eager: Totals = field(default_factory=Totals)
+    anatomy: Anatomy = field(default_factory=Anatomy)
+    wall: float = 0.0
+    first_seconds: float = 0.0
+    prefilled: int = 0
+    reused: int = 0
+    replies: int = 0
+    valid_first: int = 0
+    scored: int = 0
+    verdict_tokens: int = 0
+    all_tokens: int = 0
+    reasked: int = 0
+    reask_calls: int = 0
+    reask_tokens: int = 0
+    reask_seconds: float = 0.0
+    reproduced: int = 0
+    awards_matched: int = 0
+    awards: int = 0
+    prompts: list[int] = field(default_factory=list)
+    totals: list[int | None] = field(default_factory=list)  # the last round's, per answer
+
+    def judge_round(self, backend: LlamaBackend, tasks: list[tuple[JudgeTask, CalibrationFixture]]) -> Call:
+        recorder = Recorder(backend)
+        began = time.perf_counter()
+        judgements = judge_answers(recorder, [t for t, _ in tasks], settings=self.settings)
+        self.wall += time.perf_counter() - began
+        first = recorder.calls[0]
+        self.judge.add(first.stats)
+        self.first_seconds += first.seconds
+        self.prefilled += first.stats.prefill_tokens
+        self.reused += first.stats.reused_tokens
+        self.reasked += len(recorder.calls[1].requests) if len(recorder.calls) > 1 else 0
+        for call in recorder.calls[1:]:
+            self.reask_calls += 1
+            self.reask_tokens += sum(r.completion_tokens or 0 for r in call.results)
+            self.reask_seconds += call.seconds
+        engine = backend.engine
+        self.prompts = [len(engine.tokenize_prompt(r.messages)) for r in first.requests]
+        self.replies += len(first.results)
+        self.verdict_tokens += sum(r.completion_tokens or 0 for r in first.results)
+        self.all_tokens += sum(j.tokens for j in judgements)
+        self.scored += sum(j.record is not None for j in judgements)
+        self.totals = [j.total for j in judgements]
+
+        def tokens_of(text: str) -> int:
+            return len(native.tokenize(engine._vocab, text, add_special=False))
+
+        for (task, fixture), result, judgement in zip(tasks, first.results, judgements, strict=True):
+            caps = _caps(verdict_schema(task.question, self.settings.verdict_bounds))
+            if result.finish_reason == "stop":
+                self.valid_first += self.anatomy.read(
+                    task.question, result.text, result.completion_tokens or 0, tokens_of, caps
+                )
+            check = check_fixture(task.question, fixture, judgement)
+            self.reproduced += check.reproduced
+            self.awards += len(check.expected_awards)
+            self.awards_matched += sum(check.judged_awards.get(k) == v for k, v in check.expected_awards.items())
+        return first
 
 
 def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
     eager_wanted = args.eager == "all" or key in args.eager.split(",")
     tasks = judge_tasks(args.questions, args.answers)
-    settings = JudgeSettings(sampling=Sampling(temperature=0.0, seed=0, max_tokens=args.max_tokens))
+    sampling = Sampling(temperature=0.0, seed=0, max_tokens=args.max_tokens)
+    sides = [Side(JudgeSettings(sampling=sampling, template=name)) for name in args.templates.split(",")]
     backend = LlamaBackend(
         f"llama:{path}",
         path,
@@ -127,60 +202,50 @@ def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
     )
     engine = backend.engine
     vocab = int(llama_cpp.llama_vocab_n_tokens(engine._vocab))
-    judge, free, eager = Totals(), Totals(), Totals()
-    wall = valid_first = scored = replies = verdict_tokens = 0.0
-    prompts: list[int] = []
     try:
         warm = CompletionRequest(messages=[ChatMessage(role="user", content="Hello")], sampling=Sampling(max_tokens=4))
         engine.generate([warm, warm])  # not timed
-        for _ in range(args.rounds):
-            recorder = Recorder(backend)
-            began = time.perf_counter()
-            judgements = judge_answers(recorder, tasks, settings=settings)
-            wall += time.perf_counter() - began
-            first = recorder.calls[0]
-            judge.add(first.stats)
-            prompts = [len(engine.tokenize_prompt(r.messages)) for r in first.requests]
-            scored += sum(j.record is not None for j in judgements)
-            replies += len(first.results)
-            verdict_tokens += sum(r.completion_tokens or 0 for r in first.results)
-            for task, result in zip(tasks, first.results, strict=True):
-                try:
-                    if result.finish_reason != "stop":
-                        raise ContractViolation(result.finish_reason)
-                    parse_verdict_reply(task.question, result.text)
-                    valid_first += 1
-                except ContractViolation:
-                    pass
-            lengths = [max(1, r.completion_tokens or 0) for r in first.results]
-            same = [
-                r.model_copy(update={"json_schema": None, "sampling": r.sampling.model_copy(update={"max_tokens": n})})
-                for r, n in zip(first.requests, lengths, strict=True)
-            ]
-            before = engine.stats.copy()
-            engine.generate(same)
-            free.add(engine.stats.since(before))
-            if eager_wanted:
-                constrained = [
-                    r.model_copy(update={"sampling": r.sampling.model_copy(update={"max_tokens": n})})
+        for round_ in range(args.rounds):
+            for side in sides if round_ % 2 == 0 else sides[::-1]:  # interleaved: a neighbour slows both alike
+                first = side.judge_round(backend, tasks)
+                lengths = [max(1, r.completion_tokens or 0) for r in first.results]
+                same = [
+                    r.model_copy(
+                        update={"json_schema": None, "sampling": r.sampling.model_copy(update={"max_tokens": n})}
+                    )
                     for r, n in zip(first.requests, lengths, strict=True)
                 ]
-                engine.lazy_grammar = False
                 before = engine.stats.copy()
-                try:
-                    engine.generate(constrained)
-                finally:
-                    engine.lazy_grammar = True
-                eager.add(engine.stats.since(before))
+                engine.generate(same)
+                side.free.add(engine.stats.since(before))
+                if eager_wanted:
+                    constrained = [
+                        r.model_copy(update={"sampling": r.sampling.model_copy(update={"max_tokens": n})})
+                        for r, n in zip(first.requests, lengths, strict=True)
+                    ]
+                    engine.lazy_grammar = False
+                    before = engine.stats.copy()
+                    try:
+                        engine.generate(constrained)
+                    finally:
+                        engine.lazy_grammar = True
+                    side.eager.add(engine.stats.since(before))
     finally:
         backend.close()
     model = MODELS[key].description if key in MODELS else path.name
-    n = len(tasks) * args.rounds
     print(
         f"{key}: {model}, {vocab:,}-token vocabulary; {len(tasks)} answers to {args.questions} questions, "
-        f"prompts {min(prompts):,}-{max(prompts):,} tokens, {len(tasks)} slots, {args.threads} threads, "
-        f"{args.gpu_layers} GPU layers, {args.rounds} round(s)"
+        f"{len(tasks)} slots, {args.threads} threads, {args.gpu_layers} GPU layers, {args.rounds} round(s)"
     )
+    for side in sides:
+        _print_side(side, len(tasks) * args.rounds, eager_wanted)
+    if len(sides) > 1:
+        _print_comparison(sides, len(tasks))
+
+
+def _print_side(side: Side, n: int, eager_wanted: bool) -> None:
+    judge, free, eager = side.judge, side.free, side.eager
+    print(f" {side.settings.template}: prompts {min(side.prompts):,}-{max(side.prompts):,} tokens")
     refused = judge.rejections / judge.tokens if judge.tokens else 0.0
     print(
         f"  verdict decode    {judge.tokens:6d} tokens {judge.seconds:7.2f} s {judge.rate:7.1f} tok/s"
@@ -196,12 +261,56 @@ def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
         line += f"; grammar-first/free-text {eager.rate / free.rate:.2f}x"
     print(line)
     print(
-        f"  verdicts          {n} in {wall:.1f} s = {60 * n / wall:.1f} per minute (prefill and re-asks included), "
-        f"{verdict_tokens / replies:.0f} tokens per first reply"
+        f"  verdicts          {n} in {side.wall:.1f} s = {60 * n / side.wall:.1f} per minute (prefill and re-asks "
+        f"included), {side.verdict_tokens / side.replies:.0f} tokens per first reply, "
+        f"{side.all_tokens / n:.0f} per verdict with re-asks"
     )
     print(
-        f"  valid verdicts    first replies {valid_first:.0f}/{replies:.0f} ({valid_first / replies:.0%}), scored after re-asks {scored:.0f}/{n} ({scored / n:.0%})"
+        f"  prompts           {side.prefilled:,} tokens prefilled, {side.reused:,} taken from the cache; first calls "
+        f"{side.first_seconds:.1f} s: pure decode steps {judge.seconds:.1f} s, prefill and mixed steps "
+        f"{side.first_seconds - judge.seconds:.1f} s"
     )
+    print(
+        f"  re-asks           {side.reasked} answers re-asked in {side.reask_calls} calls: {side.reask_tokens} tokens, "
+        f"{side.reask_seconds:.1f} s ({side.reask_seconds / side.wall:.0%} of the wall time)"
+    )
+    for line in side.anatomy.lines():
+        print(line)
+    print(
+        f"  valid verdicts    first replies {side.valid_first}/{side.replies} ({side.valid_first / side.replies:.0%}), "
+        f"scored after re-asks {side.scored}/{n} ({side.scored / n:.0%})"
+    )
+    print(
+        f"  agreement         fixtures reproduced {side.reproduced}/{n} ({side.reproduced / n:.0%}), "
+        f"component awards as expected {side.awards_matched}/{side.awards} ({side.awards_matched / side.awards:.0%})"
+    )
+
+
+def _print_comparison(sides: list[Side], answers: int) -> None:
+    first, last = sides[0], sides[-1]
+    tokens = (last.all_tokens / last.replies) / (first.all_tokens / first.replies)
+    rate = (last.replies / last.wall) / (first.replies / first.wall)
+    same = sum(a == b for a, b in zip(first.totals, last.totals, strict=True))
+    print(
+        f" {last.settings.template} / {first.settings.template}: verdict tokens {tokens:.2f}x, verdicts per minute "
+        f"{rate:.2f}x, fixtures reproduced {last.reproduced} against {first.reproduced}, same total on "
+        f"{same}/{answers} answers (last round)"
+    )
+
+
+def _caps(schema: dict[str, Any]) -> dict[str, int]:
+    """Each string part's length cap in ``schema``, named as ``Anatomy`` names them."""
+    props = schema["properties"]
+    objects = [o for c in props["components"]["properties"].values() for o in c.get("anyOf", [c])]
+    reasons = [o["properties"]["reason"]["maxLength"] for o in objects]
+    return {
+        "gate reason": props["gate_reason"]["maxLength"],
+        "reason, full or zero": max(reasons),
+        "reason, partial": max(reasons),
+        "adjudication note": props["adjudication_note"]["maxLength"],
+        "accepted variant": props["accepted_variant_used"]["maxLength"],
+        "unscored point": props["demonstrated_but_unscored"]["items"]["maxLength"],
+    }
 
 
 def main() -> None:
@@ -215,6 +324,11 @@ def main() -> None:
     parser.add_argument("--gpu-layers", type=int, default=-1, help="layers offloaded on a GPU build (-1: every one)")
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--templates",
+        default=POINTWISE,
+        help="judge templates to compare, interleaved (e.g. judge_pointwise_v2,judge_pointwise_v3: before, after)",
+    )
     parser.add_argument(
         "--eager",
         nargs="?",

@@ -32,7 +32,7 @@ from gtreview.inference.context_fit import PromptCheck, check_prompts_fit
 from gtreview.judging.contract import ContractViolation, parse_verdict_reply
 from gtreview.judging.marking import marking_block
 from gtreview.judging.prompts import POINTWISE, load_template
-from gtreview.judging.schemas import REASON_CHARS, verdict_schema
+from gtreview.judging.schemas import BOUNDS, VerdictBounds, verdict_schema
 
 Progress = Callable[[int, int, int], None]  # verdicts final, verdicts asked for, tokens generated
 MAX_REPLY_ECHO = 2000
@@ -50,7 +50,14 @@ class JudgingCancelled(Cancelled, RuntimeError):
 class JudgeSettings(BaseModel):
     sampling: Sampling = Field(default_factory=lambda: Sampling(temperature=0.0, seed=0, max_tokens=1024))
     reasks: int = 3
-    reason_chars: int = REASON_CHARS
+    # The instructions (a template name in resources/prompts) and the verdict's string
+    # bounds (None: the ones that template version was written for).
+    template: str = POINTWISE
+    bounds: VerdictBounds | None = None
+
+    @property
+    def verdict_bounds(self) -> VerdictBounds:
+        return self.bounds if self.bounds is not None else BOUNDS[self.template]
 
 
 class JudgeTask(BaseModel):
@@ -97,8 +104,12 @@ class Judgement(BaseModel):
         return self.record.total if self.record is not None else None
 
 
-def base_messages(question: Question, answer: str, global_variants: list[VariantRule] | None) -> list[ChatMessage]:
-    template = load_template(POINTWISE)
+def base_messages(
+    question: Question, answer: str, global_variants: list[VariantRule] | None, template_name: str = POINTWISE
+) -> list[ChatMessage]:
+    # The template (the same for every answer and question) comes first and the answer
+    # last, so a local judge prefills the instructions once and each marking block once.
+    template = load_template(template_name)
     user = (
         "MARKING BLOCK\n"
         f"{marking_block(question, global_variants)}\n"
@@ -141,7 +152,7 @@ def judge_answers(
     call (:class:`~gtreview.inference.context_fit.PromptsDoNotFit`, one line).
     """
     settings = settings or JudgeSettings()
-    sha = load_template(POINTWISE).sha256
+    sha = load_template(settings.template).sha256
     results: dict[str, Judgement] = {}
     tokens = 0
     schemas: dict[str, dict[str, Any]] = {}
@@ -155,6 +166,7 @@ def judge_answers(
             question_id=task.question.id,
             fixture_id=task.fixture_id,
             status=status,
+            prompt_template=settings.template,
             prompt_sha256=sha,
             judge=backend.spec,
             sampling=_offset(settings.sampling, task.seed_offset),
@@ -172,7 +184,7 @@ def judge_answers(
             finish(task, JudgementStatus.SCORED, record=record)
         else:
             shown = presented(task.question, task.component_order)
-            pending.append(_Pending(order, task, base_messages(shown, task.answer, global_variants)))
+            pending.append(_Pending(order, task, base_messages(shown, task.answer, global_variants, settings.template)))
     for attempt in range(settings.reasks + 1):
         if not pending:
             break
@@ -184,7 +196,7 @@ def judge_answers(
             shape = f"{item.task.question.id}\n{component_order}"  # a shuffled repeat's schema: keys in its order
             if shape not in schemas:
                 shown = presented(item.task.question, component_order)
-                schemas[shape] = verdict_schema(shown, reason_chars=settings.reason_chars)
+                schemas[shape] = verdict_schema(shown, settings.verdict_bounds)
             requests.append(
                 CompletionRequest(
                     messages=item.messages,

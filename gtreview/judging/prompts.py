@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from gtreview.paths import resources_dir
 
-POINTWISE = "judge_pointwise_v2"
+POINTWISE = "judge_pointwise_v3"
 PAIRWISE = "judge_pairwise_v2"
 
 

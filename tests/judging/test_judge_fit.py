@@ -15,9 +15,10 @@ from gtreview.inference.context_fit import PromptsDoNotFit
 from gtreview.inference.worker import WorkerBackend
 from gtreview.judging.pairwise import PairTask, compare_answers
 from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers
+from gtreview.judging.schemas import VerdictBounds
 from tests.rubric_factory import question
 
-SETTINGS = JudgeSettings(sampling=Sampling(temperature=0.0, seed=0, max_tokens=400), reason_chars=12)
+SETTINGS = JudgeSettings(sampling=Sampling(temperature=0.0, seed=0, max_tokens=400), bounds=VerdictBounds.uniform(12))
 
 
 class CountingWorker(WorkerBackend):

@@ -9,9 +9,10 @@ from gtreview.inference.factory import open_backend
 from gtreview.judging.calibration import calibrate
 from gtreview.judging.pairwise import PairTask, compare_answers
 from gtreview.judging.pointwise import JudgementStatus, JudgeSettings, JudgeTask, judge_answers
+from gtreview.judging.schemas import VerdictBounds
 from tests.rubric_factory import question
 
-SETTINGS = JudgeSettings(sampling=Sampling(temperature=0.0, seed=0, max_tokens=400), reason_chars=12)
+SETTINGS = JudgeSettings(sampling=Sampling(temperature=0.0, seed=0, max_tokens=400), bounds=VerdictBounds.uniform(12))
 
 
 def test_random_judge_replies_parse_and_totals_are_legal(tiny_judge_gguf: Path) -> None:

@@ -326,3 +326,30 @@ def stopped_at(engine, phase: str, **changes: Any):  # type: ignore[no-untyped-d
         )
     (run,) = runs_repo.list_runs(engine)
     return run, load_run_results(engine, run.id)
+
+
+def test_each_verdict_is_stored_as_it_arrives_not_at_the_end_of_the_judges_call(engine) -> None:  # type: ignore[no-untyped-def]
+    questions = [Question.model_validate(question(f"A{n}")) for n in range(1, 4)]
+    stored_when_asked: list[int] = []
+    judge_backends: list[StreamingBackend] = []
+
+    def judge(request: CompletionRequest) -> str:
+        stored_when_asked.append(runs_repo.list_runs(engine)[0].judgements)
+        q = next(q for q in questions if f"QUESTION {q.id}:" in request.messages[1].content)
+        return verdict_json(q, True, {})
+
+    def open_backend(spec: str) -> ScriptedBackend:
+        if spec == "openai:judge":
+            judge_backends.append(StreamingBackend(judge, spec=spec))
+            return judge_backends[-1]
+        return ScriptedBackend(lambda r: CompletionResult(text="An answer.", completion_tokens=3), spec=spec)
+
+    result = run_pass(
+        engine,
+        config(repeats=2, pairwise=False, judge="openai:judge"),
+        questions,
+        rubric_hash="r",
+        open_backend=open_backend,
+    )
+    assert result.judged == 12 and [len(b) for b in judge_backends[0].batches] == [12]  # one call
+    assert stored_when_asked == list(range(12))  # the verdicts before each one were already stored

@@ -72,17 +72,24 @@ class PagesMixin(FlowMixin):
         """Analyse a pass in a worker and show it; the leaderboard compares every pass."""
         self.results.show_results(run_id)
 
-    def export_report(self, path: Path | None = None) -> None:
+    def _export_target(self, path: Path | None, title: str, suffix: str, kind: str) -> tuple[int, Path] | None:
+        """The shown run and the file to write it to (asked for when not given); None: nothing to do."""
         run_id = self.results_run_id
         if run_id is None:
             self.notify("Open a pass's results first (Runs in the navigator).", "warning")
-            return
+            return None
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self._widget, "Export report", f"run-{run_id}.pdf", "PDF (*.pdf)")
+            chosen, _ = QFileDialog.getSaveFileName(self._widget, title, f"run-{run_id}{suffix}", f"{kind} (*{suffix})")
             if not chosen:
-                return
+                return None
             path = Path(chosen)
-        engine, target = self.project.engine, path
+        return run_id, path
+
+    def export_report(self, path: Path | None = None) -> None:
+        asked = self._export_target(path, "Export report", ".pdf", "PDF")
+        if asked is None:
+            return
+        (run_id, target), engine = asked, self.project.engine
         shown, analysis = self.results_view.results, self.results_view.analysis
         if shown is None or shown.run_id != run_id or self.results.stale:
             shown, analysis = None, None  # only the figures on screen when they are this run's and current
@@ -98,16 +105,10 @@ class PagesMixin(FlowMixin):
 
     def export_csv(self, path: Path | None = None) -> None:
         """The run's per-question figures as CSV: the app function ``gtreview export csv`` calls."""
-        run_id = self.results_run_id
-        if run_id is None:
-            self.notify("Open a pass's results first (Runs in the navigator).", "warning")
+        asked = self._export_target(path, "Export CSV", ".csv", "CSV")
+        if asked is None:
             return
-        if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self._widget, "Export CSV", f"run-{run_id}.csv", "CSV (*.csv)")
-            if not chosen:
-                return
-            path = Path(chosen)
-        engine, target = self.project.engine, path
+        (run_id, target), engine = asked, self.project.engine
 
         def done(result: ExportResult) -> None:
             said = f"Wrote {result.files[0]} ({result.rows} rows)" + "".join(f"; {w}" for w in result.warnings)

@@ -7,15 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 
 from gtreview.app import workflow
 from gtreview.app.project_settings import set_approval_requires_calibration
 from gtreview.app.question_calibration import calibrate_questions
 from gtreview.app.releases import create_release_bundle, create_reviewer_key, verify_release_bundle
 from gtreview.store import sets
-from gtreview.store.db import unit_of_work
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import create_project
-from gtreview.store.sets import project_log
 from tests.app.test_judging import RUBRIC, faithful
 from tests.judging.scripted import ScriptedBackend
 
@@ -37,7 +37,7 @@ def test_approvals_sign_off_and_release_made_without_the_requirement_say_so(
 
         set_approval_requires_calibration(engine, False, actor="ann", reason="pilot round")
         set_approval_requires_calibration(engine, False, actor="ann")  # no change: nothing logged
-        (switch,) = project_log(engine)
+        (switch,) = _project_log(engine)
         assert (switch.actor, switch.action, switch.comment) == ("ann", "calibration not required", "pilot round")
         workflow.approve(engine, set_id, "A2", reviewer="geo")  # allowed now, and marked
 
@@ -65,12 +65,17 @@ def test_switching_the_requirement_back_on_is_logged_and_approvals_are_required_
     project = create_project(tmp_path / "p")
     try:
         set_approval_requires_calibration(project.engine, True, actor="ann")  # already required: no entry
-        assert project_log(project.engine) == []
+        assert _project_log(project.engine) == []
         set_approval_requires_calibration(project.engine, False, actor="ann")
         set_approval_requires_calibration(project.engine, True, actor="bob")
-        assert [(e.actor, e.action) for e in project_log(project.engine)] == [
+        assert [(e.actor, e.action) for e in _project_log(project.engine)] == [
             ("ann", "calibration not required"),
             ("bob", "calibration required"),
         ]
     finally:
         project.close()
+
+
+def _project_log(engine: Engine) -> list[sets.HistoryEntry]:
+    with reading(engine) as session:
+        return sets.project_log(session)

@@ -289,7 +289,7 @@ def test_without_a_gated_judge_scores_that_say_nothing_keep_their_own_reason() -
     assert floor.kind == "cannot tell"
     assert floor.claim.startswith("Cannot tell: every counted answer of both tuned and base scored 0 (a floor)")
     few = decide(evidence(n_questions=MIN_QUESTIONS - 1, score=UP, judge_gated=False))
-    assert few.claim.startswith(f"Cannot tell: only {MIN_QUESTIONS - 1} question(s)")
+    assert few.claim.startswith(f"Cannot tell: only {MIN_QUESTIONS - 1} questions have")
     unread = decide(evidence(score=UP, membership=UNDEFINED, judge_gated=False))
     assert unread.claim.endswith("the membership test kept with this pass has no reference-ratio interval to read.")
 

@@ -28,7 +28,8 @@ from gtreview.app.sample_project import ensure_sample_project
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import sets_repo
+from gtreview.store import sets
+from gtreview.store.db import reading
 from gtreview.ui.main_window import MainWindow
 
 OUT = Path(__file__).resolve().parent / "screenshots"
@@ -130,7 +131,8 @@ def main() -> None:
         settle(app, window)
         window.grab().save(str(OUT / "history.png"))
 
-        questions = {q.id: q for q in sets_repo.export_rubric(project.engine, set_id).questions}
+        with reading(project.engine) as session:
+            questions = {q.id: q for q in sets.export_rubric(session, set_id).questions}
         window.run_controller.open_backend = lambda spec: DemoBackend(spec.split(":", 1)[-1], questions)  # type: ignore[assignment,return-value]
         config = PassConfig(
             name="base vs geo-lora",

@@ -56,6 +56,8 @@ def atomic_path(target: Path, *, mode: int | None = None) -> Iterator[Path]:
             yield temporary
         return
     target = _followed(target)
+    if target.is_dir():  # the rename would say "Device or resource busy" for "."
+        raise OutputFileError(f"cannot write {target}: it is a folder; name a file to write")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         descriptor, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)

@@ -111,3 +111,12 @@ def test_a_failed_write_to_a_device_leaves_no_temporary(tmp_path: Path) -> None:
     with pytest.raises(OutputFileError):
         write_text_atomic(full, "x")
     assert set(Path(tempfile.gettempdir()).glob("gtreview-output.*")) == before
+
+
+def test_a_folder_as_the_target_is_named_as_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-o .`` had said "Device or resource busy" (the rename onto a folder)."""
+    monkeypatch.chdir(tmp_path)
+    for folder in (Path("."), tmp_path):
+        with pytest.raises(OutputFileError, match=r"it is a folder; name a file to write$"):
+            write_text_atomic(folder, "x")
+    assert list(tmp_path.iterdir()) == []  # no temporary left behind

@@ -48,8 +48,8 @@ _BEARER = re.compile(r"(?i)\b(bearer)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)")
 _BASIC = re.compile(r"(?i)\b(basic)(\s+)([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])")
 _SK_KEY = re.compile(r"\bsk-[A-Za-z0-9_\-]{12,}")
 _KEY_VALUE = re.compile(
-    r"(?i)\b((?:x-)?api[-_]?key|access[-_]?token|auth[-_]?token|secret[-_]?key|password|passwd)"
-    r"([\"']?\s*[:=]\s*[\"']?)([^\s\"'&,;<>]{4,})"
+    r"(?i)\b((?:x-)?api[-_]?key|access[-_]?token|auth[-_]?token|token|secret[-_]?key|password|passwd)"
+    r"([\"']?\s*[:=]\s*[\"']?)([^\s\"'&,;<>#]{4,})"  # '#' ends a URL's query: a spec's #model stays
 )
 # The password runs to the LAST @ before the path, so an unencoded @ in it is covered.
 _URL_PASSWORD = re.compile(r"\b([A-Za-z][A-Za-z0-9+.\-]*://)([^\s:/?#@\"'<>]*):([^\s/?#\"'<>]+)@")

@@ -52,6 +52,9 @@ def test_url_passwords_are_masked_and_the_user_kept() -> None:
 def test_key_value_credentials_are_masked() -> None:
     assert redact("GET /v1?api-key=abc123XYZ&x=1") == f"GET /v1?api-key={MASK}&x=1"
     assert redact('{"password": "hunter22"}') == f'{{"password": "{MASK}"}}'
+    # a spec's query token (the attack stored ?token= in the project in clear); counts stay
+    assert redact("openai:http://h/v1?token=TOKSECRET#m") == f"openai:http://h/v1?token={MASK}#m"
+    assert redact("max_tokens=2048 tokens=512") == "max_tokens=2048 tokens=512"
 
 
 def test_a_registered_secret_is_masked_wherever_it_appears() -> None:

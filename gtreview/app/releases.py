@@ -75,22 +75,15 @@ def create_release_bundle(
     if project_folder is not None:
         add_trusted_key(signing_key.public_key, signing_key.name, project_trusted_keys_file(project_folder))
     manifest = Manifest.model_validate_json((info.folder / MANIFEST).read_bytes())
-    published = PublishedRelease(set_id=set_id, created_at=manifest.created_at, **info.model_dump(exclude={"files"}))
+    published = PublishedRelease(set_id=set_id, created_at=manifest.created_at, **info.model_dump())
     append_to_setting(engine, PUBLISHED_RELEASES, published.model_dump(mode="json"))
     return info
 
 
-class PublishedRelease(BaseModel):
+class PublishedRelease(ReleaseInfo):
     """A bundle written from this project, as it was written (the folder may have moved since)."""
 
-    folder: Path
     set_id: int
-    set_name: str
-    signoff_number: int
-    content_hash: str
-    question_count: int
-    signer: str
-    fingerprint: str
     created_at: str  # the manifest's, ISO 8601 in UTC
 
 

@@ -7,14 +7,14 @@ decode one token per forward pass. This engine instead holds one context with
 
 1. it renders each request with the model's chat template and tokenizes it;
 2. it sorts the requests by prompt and admits them into free slots as they fit, one
-   decode step after another (continuous batching, :mod:`.llama_schedule`): a sequence
+   decode step after another (continuous batching, :mod:`.schedule`): a sequence
    that ends frees its slot for the next request at once;
 3. an admitted request takes the longest prompt prefix already in the cache (another
    sequence's, running or finished) by ``llama_memory_seq_cp``, which in a unified cache
    adds sequence ids to cells and copies no data; requests admitted together prefill
    each stretch they share once (:mod:`.prefix_plan`), then their own suffixes;
 4. every step decodes all live sequences (and the new requests' suffixes) in one
-   ``llama_batch``, each sequence with its own sampler (:mod:`.llama_sampling`: greedy
+   ``llama_batch``, each sequence with its own sampler (:mod:`.sampling`: greedy
    or seeded sampling, and the request's JSON-schema grammar checked lazily), until
    end-of-generation or ``max_tokens``.
 
@@ -23,10 +23,9 @@ request's worst case fit in ``n_ctx``, so a result never depends on what else is
 decoded beyond float rounding. Failures are results (``finish_reason="error"``); each
 result can be handed to the caller as soon as its request ends (``on_result``).
 
-With layers offloaded to a GPU, a cache and parallelism the caller left unset
-(``n_ctx``/``n_seq_max`` None: 8192 cells, 8 sequences) are shrunk to what the GPU's
-free memory holds once the weights are loaded (:mod:`.memory_fit`); the decision is
-logged and recorded in ``describe()`` with the devices ggml saw (:mod:`.llama_devices`).
+With layers offloaded to a GPU, a cache and parallelism the caller left unset (``n_ctx``/
+``n_seq_max`` None: 8192 cells, 8 sequences) are shrunk to what the GPU's free memory holds
+once the weights are loaded (:mod:`..memory_fit`); logged and in ``describe()``.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -294,11 +294,13 @@ class BatchedLlamaEngine:
 
     def _decode(
         self, entries: Sequence[tuple[int, int, int, bool]], on_logits: Callable[[int, int], None] | None = None
-    ) -> None:
-        """Decode (token, pos, seq, want_logits) entries in n_batch chunks, calling
-        ``on_logits(seq, index)`` for each output right after the chunk that holds it."""
+    ) -> tuple[float, float]:
+        """Decode (token, pos, seq, want_logits) entries in n_batch chunks, calling ``on_logits(seq,
+        index)`` for each output after its chunk. Returns the seconds in ``llama_decode`` and in
+        ``on_logits`` (the rest is filling the batch): where a step's time goes."""
         batch = self._native.batch
         assert batch is not None
+        in_decode = in_callback = 0.0
         for start in range(0, len(entries), self.n_batch):
             batch.clear()
             outputs = []
@@ -306,12 +308,16 @@ class BatchedLlamaEngine:
                 index = batch.add(token, pos, seq, want)
                 if want:
                     outputs.append((seq, index))
+            began = time.perf_counter()
             rc = int(llama_cpp.llama_decode(self._native.ctx, batch.raw))
+            in_decode += (decoded := time.perf_counter()) - began
             if rc != 0:
                 raise DecodeError(f"llama_decode failed with code {rc} on a batch of {batch.n_tokens} tokens")
             if on_logits is not None:
                 for seq, index in outputs:
                     on_logits(seq, index)
+                in_callback += time.perf_counter() - decoded
+        return in_decode, in_callback
 
     @property
     def grammar_rejections(self) -> int:

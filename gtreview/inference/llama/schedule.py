@@ -78,6 +78,8 @@ class EngineStats:
     steps: int = 0  # decode steps (one llama_decode of every live sequence)
     step_tokens: int = 0  # tokens those steps sampled (live sequences, summed)
     step_seconds: float = 0.0  # decode steps without a prefill in them, sampling included
+    step_decode_seconds: float = 0.0  # of those, the time inside llama_decode (llama.cpp's own compute)
+    step_sample_seconds: float = 0.0  # and the time sampling and checking each output (the rest: the batch)
     pure_steps: int = 0
     pure_step_tokens: int = 0
     queued_steps: int = 0  # steps taken while a request waited
@@ -183,7 +185,7 @@ class Scheduler:
         stepping = [j for j in live if j.finish is None]
         by_seq = {job.seq: job for job in [*admitted, *stepping]}
         began = time.perf_counter()
-        engine._decode(entries, lambda seq, i: engine._sample(by_seq[seq], i))
+        in_decode, in_sampling = engine._decode(entries, lambda seq, i: engine._sample(by_seq[seq], i))
         took = time.perf_counter() - began
         for job in admitted:
             cells.add(job.seq, cells.length(job.seq), len(job.prompt))
@@ -199,6 +201,8 @@ class Scheduler:
                 self.stats.pure_steps += 1
                 self.stats.pure_step_tokens += len(stepping)
                 self.stats.step_seconds += took
+                self.stats.step_decode_seconds += in_decode
+                self.stats.step_sample_seconds += in_sampling
         engine._report([*admitted, *stepping])
 
     def _retire(self) -> None:

@@ -4,6 +4,7 @@ tokens are the ones each request gets alone."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -102,3 +103,26 @@ def test_results_are_reported_as_each_request_ends(engine: BatchedLlamaEngine) -
     seen: list[int] = []
     engine.generate([request("x", 30), request("y", 2), request("z", 8)], on_result=lambda i, r: seen.append(i))
     assert seen == [1, 2, 0]
+
+
+def test_a_steps_time_splits_into_llama_decode_sampling_and_the_rest(
+    engine: BatchedLlamaEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counters a benchmark reads to say where a decode step's time goes: the time in
+    llama_decode and in sampling are parts of the step's time, and sampling is the
+    sampler calls (slowing them shows up there, not in the decode share)."""
+    real_sample = BatchedLlamaEngine._sample
+
+    def slow_sample(self: BatchedLlamaEngine, job: Any, index: int) -> None:
+        time.sleep(0.002)
+        real_sample(self, job, index)
+
+    monkeypatch.setattr(BatchedLlamaEngine, "_sample", slow_sample)
+    before = engine.stats.copy()
+    results = engine.generate([request(a, 20) for a in ANSWERS[:2]])
+    stats = engine.stats.since(before)
+    assert all(r.ok for r in results)
+    assert stats.pure_steps > 0
+    assert 0 < stats.step_decode_seconds and 0 < stats.step_sample_seconds
+    assert stats.step_decode_seconds + stats.step_sample_seconds <= stats.step_seconds
+    assert stats.step_sample_seconds >= 0.002 * stats.pure_step_tokens  # every sampled output counted

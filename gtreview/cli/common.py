@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -60,8 +61,25 @@ def add_json(parser: argparse.ArgumentParser, help: str = "print the result as J
 def add_output_file(parser: argparse.ArgumentParser, *flags: str, help: str, required: bool = False) -> None:
     """The option naming the file a command writes; ``-`` is standard output, and then
     everything else the command prints goes to stderr (see :func:`writes_to_stdout`)."""
-    option = parser.add_argument(*flags, type=Path, required=required, metavar="FILE", help=f"{help}; {OUTPUT_HELP}")
+    option = parser.add_argument(
+        *flags, type=output_file, required=required, metavar="FILE", help=f"{help}; {OUTPUT_HELP}"
+    )
     parser.set_defaults(output_file_option=option.dest)
+
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file to write in a folder that exists, as ``cp`` wants it (a
+    typo in the folder is refused, not made), also where a link leads."""
+    path = Path(text)
+    if path == STDOUT:
+        return path
+    lands = Path(os.path.realpath(path)) if path.is_symlink() else path
+    folder = lands.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"no such folder: {folder}" if not folder.exists() else f"not a folder: {folder}"
+        )
+    return path
 
 
 def writes_to_stdout(args: argparse.Namespace) -> bool:

@@ -169,3 +169,21 @@ def test_a_link_is_followed_and_kept(command: str, setup: Setup, tmp_path: Path)
     link.symlink_to(real)
     assert gtreview(command, setup, link) == 0
     assert link.is_symlink() and link.resolve() == real.resolve() and valid(real.read_bytes())
+
+
+@pytest.mark.parametrize("through_link", [False, True], ids=["path", "dangling-link"])
+def test_a_missing_folder_is_refused_not_made(
+    command: str, setup: Setup, tmp_path: Path, capsys: pytest.CaptureFixture[str], through_link: bool
+) -> None:
+    """As ``cp``: a typo in the folder is refused in one line, and no folder appears."""
+    missing = tmp_path / "no-such" / "deeper"
+    target = missing / "out.file"
+    if through_link:
+        link = tmp_path / "link.out"
+        link.symlink_to(target)
+        target = link
+    with pytest.raises(SystemExit) as refused:  # a usage error, before the command runs
+        gtreview(command, setup, target)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert refused.value.code == 2 and len(err) == 1 and f"no such folder: {missing}" in err[0]
+    assert not (tmp_path / "no-such").exists()

@@ -6,7 +6,9 @@ bounded number in flight (a thread pool over one connection pool): enough to fil
 server's batch, never so many that a small llama-server queues them into timeouts.
 
 Transient failures (connection errors, timeouts, 429, 5xx) are retried with a short
-backoff because a busy or restarting server is normal during a long pass. Every other
+backoff because a busy or restarting server is normal during a long pass; a read timeout
+only while the server still answers a short request (a hung one would otherwise cost a
+full timeout of silence per attempt, minutes per answer). Every other
 failure becomes an error result with one line of explanation: one bad request must not
 sink the batch, and the caller records it as a generation failure.
 
@@ -177,6 +179,12 @@ class OpenAICompatibleBackend(PooledBackend):
                 return self._error(str(exc))
             except httpx.TransportError as exc:
                 failure, transient = f"{type(exc).__name__}: {exc or 'no detail'}", True
+                if isinstance(exc, httpx.ReadTimeout) and not self._answers_at_all():
+                    # A server that took the request and is silent even to a short question
+                    # is hung: each retry would be another full read timeout of silence.
+                    failure = f"{failure}; the server took the request but does not answer {self.base_url} at all"
+                    return self._error(failure).model_copy(update={"unreachable": True})
+                log.warning("no reply from %s within the read timeout; it answers, so asking again", self.base_url)
             else:
                 if response.status_code == 200:
                     return parse_completion(response)
@@ -197,6 +205,15 @@ class OpenAICompatibleBackend(PooledBackend):
             if delay > 0:
                 time.sleep(delay)
             attempt += 1
+
+    def _answers_at_all(self) -> bool:
+        """Whether the server answers a short request (its model list) within 10 s: a busy
+        server does, a hung one does not."""
+        try:
+            self._client.get(self._models_url, timeout=10.0)
+        except httpx.HTTPError:
+            return False
+        return True
 
     def _error(self, message: str) -> CompletionResult:
         return CompletionResult(finish_reason="error", error=one_line(message))

@@ -488,3 +488,37 @@ def test_a_dead_server_gives_error_results_not_exceptions() -> None:
         results = backend.complete_batch([ask(), ask()])
     assert all(r.finish_reason == "error" and "ConnectError" in (r.error or "") for r in results)
     assert sorted(attempts) == [0, 0, 1, 1, 2, 2]
+
+
+def _silent_chat(models_answer: bool) -> tuple[list[str], httpx.MockTransport]:
+    """Chat requests time out; the model list answers or times out too."""
+    seen: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        if request.url.path.endswith("/models") and models_answer:
+            return httpx.Response(200, json={"object": "list", "data": [{"id": "m", "object": "model"}]})
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    return seen, httpx.MockTransport(handle)
+
+
+def test_a_hung_server_is_an_outage_at_the_first_read_timeout() -> None:
+    """A server that accepts and never answers: one read timeout, then a short question it
+    cannot answer either, and the request is an outage (not four timeouts of silence)."""
+    seen, transport = _silent_chat(models_answer=False)
+    with OpenAICompatibleBackend("http://gpu-box:8000", "m", transport=transport, backoff=no_wait) as backend:
+        [result] = backend.complete_batch([ask()])
+    assert result.finish_reason == "error" and result.unreachable
+    assert "does not answer" in (result.error or "")
+    assert seen == ["/v1/chat/completions", "/v1/models"]
+
+
+def test_a_busy_server_that_still_answers_is_asked_again() -> None:
+    seen, transport = _silent_chat(models_answer=True)
+    with OpenAICompatibleBackend(
+        "http://gpu-box:8000", "m", transport=transport, backoff=no_wait, max_retries=2
+    ) as backend:
+        [result] = backend.complete_batch([ask()])
+    assert result.finish_reason == "error" and result.unreachable and "after 3 attempts" in (result.error or "")
+    assert seen.count("/v1/chat/completions") == 3

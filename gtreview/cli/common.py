@@ -76,9 +76,8 @@ def output_file(text: str) -> Path:
     lands = Path(os.path.realpath(path)) if path.is_symlink() else path
     folder = lands.parent
     if not folder.is_dir():
-        raise argparse.ArgumentTypeError(
-            f"no such folder: {folder}" if not folder.exists() else f"not a folder: {folder}"
-        )
+        why = f"no such folder: {folder}" if not folder.exists() else f"{folder} is not a folder"
+        raise argparse.ArgumentTypeError(f"cannot write {path}: {why}")
     return path
 
 

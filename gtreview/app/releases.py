@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
 from gtreview.app.review import set_name
+from gtreview.core.errors import UserError
 from gtreview.report.release import MANIFEST, Manifest, ReleaseInfo, VerifyReport, create_release, verify_release
 from gtreview.report.signing import (
     ReviewerKey,
@@ -71,6 +72,8 @@ def create_release_bundle(
     the project verifies the team's releases without trusting each key by hand.
     """
     signing_key = resolve_signing_key(key, key_dir)
+    if project_folder is not None:
+        _refuse_a_namesake(signing_key.public_key, signing_key.name, project_trusted_keys_file(project_folder))
     info = create_release(engine, set_id, signoff_number=signoff, reviewer_key=signing_key, out_dir=out_dir)
     if project_folder is not None:
         add_trusted_key(signing_key.public_key, signing_key.name, project_trusted_keys_file(project_folder))
@@ -78,6 +81,23 @@ def create_release_bundle(
     published = PublishedRelease(set_id=set_id, created_at=manifest.created_at, **info.model_dump())
     append_to_setting(engine, PUBLISHED_RELEASES, published.model_dump(mode="json"))
     return info
+
+
+class NamesakeKeyError(UserError):
+    """A release signed by a key that is not the one the project trusts under that name."""
+
+
+def _refuse_a_namesake(public_key: bytes, name: str, trust_file: Path) -> None:
+    """A release adds its key to the project's trust silently; a second key under a name
+    already trusted would make a forger's bundles pass as that reviewer's."""
+    label = " ".join(name.split())
+    for trusted, who in read_trusted_keys(trust_file).items():
+        if who == label and trusted != public_key:
+            raise NamesakeKeyError(
+                f"the project trusts another key as {who} ({fingerprint(trusted)}), not this one "
+                f"({fingerprint(public_key)}); sign with that key, or trust this one first with "
+                "'gtreview keys trust --project' under another name"
+            )
 
 
 class PublishedRelease(ReleaseInfo):

@@ -417,3 +417,22 @@ def test_the_project_trusts_the_keys_that_signed_its_releases(
         == 2
     )
     assert "typo does not exist" in capsys.readouterr().out  # one line, and nothing trusted there
+
+
+def test_a_second_key_under_a_trusted_name_cannot_release_from_the_project(
+    signed: Signed, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A release trusts its key in the project silently, so a namesake key (a forger's
+    "cara") is refused before anything is written or trusted."""
+    project = ["--project", str(signed.project_dir)]
+    trust_file = signed.project_dir / "trusted_keys.txt"
+    for keys, out in (("keys", "first"), ("forger", "second")):
+        assert cli(["keys", "create", "cara", "--key-dir", str(tmp_path / keys)]) == 0
+        argv = ["release", "create", "--set", str(signed.set_id), "--key", "cara", "--key-dir", str(tmp_path / keys)]
+        status = cli([*argv, "-o", str(tmp_path / out), *project])
+        if out == "first":
+            assert status == 0
+            trusted_before = trust_file.read_bytes()
+    capsys.readouterr()
+    assert status == 2
+    assert not (tmp_path / "second").exists() and trust_file.read_bytes() == trusted_before

@@ -19,6 +19,7 @@ from gtreview.core.redaction import redact
 from gtreview.core.review_flow import is_active
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionBackend
+from gtreview.inference.cancel_scope import cancelling
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.judging.calibration import FixtureCheck as FixtureCheck  # re-exported: what a calibration returns
 from gtreview.judging.calibration import QuestionCalibration as QuestionCalibration
@@ -124,7 +125,13 @@ def calibrate_set(
         )
     if cancel is not None and cancel.is_set():
         raise CalibrationCancelled("calibration cancelled before the judge was opened; nothing was judged")
-    backend = open_judge(judge, open_backend)
+    try:
+        with cancelling(cancel):  # a Cancel during the judge's load stops the load
+            backend = open_judge(judge, open_backend)
+    except Exception as exc:
+        if cancel is not None and cancel.is_set():
+            raise CalibrationCancelled("calibration cancelled while the judge loaded; nothing was judged") from exc
+        raise
     try:
         return calibrate_questions(engine, backend, set_id, wanted, settings=settings, progress=progress, cancel=cancel)
     finally:

@@ -56,8 +56,7 @@ one line and of the same class the in-process backend raises. When a later resta
 cannot open the backend (the file was deleted meanwhile), that batch's requests come
 back as error results carrying the same line.
 
-The child's stdout and stderr go to a temporary file unless ``verbose``, so native log
-lines never reach the GUI's terminal; the file is read only to explain a crash.
+A load stops at the opener's cancel (:mod:`.cancel_scope`); native output goes to a log (unless verbose).
 
 ``opener`` replaces ``open_in_process`` in the child: any importable callable taking
 ``(spec, **overrides)`` and returning a backend. The tests put a backend there that
@@ -92,6 +91,7 @@ from gtreview.core.errors import Cancelled
 from gtreview.core.redaction import redact
 from gtreview.inference.amx_guard import AmxVerdict, amx_verdict, deny_tile_permission, likely_cause
 from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback, TokenScores, complete
+from gtreview.inference.cancel_scope import current_cancel
 from gtreview.inference.context_fit import PromptCounts
 from gtreview.inference.gguf_check import ModelFileError
 from gtreview.inference.parent_watch import end_with_parent
@@ -286,7 +286,7 @@ class WorkerBackend:
         self._describe: dict[str, Any] | None = None
         self._closed = False
         with self._lock:
-            self._child = self._start(None)
+            self._child = self._start(current_cancel())  # the opener's Cancel stops the load
 
     # -- the child's lifetime --------------------------------------------------------
 

@@ -182,7 +182,7 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
         return
     named = short_spec(redact(spec))  # a local model by its file: the Runs view's line stays one line
     tally = Tally(ctx, "generate", len(todo), f"{named}: {{done}} of {{total}} answers", "answers").start()
-    backend = ctx.open_backend(spec)
+    backend = ctx.open(spec)
     record_backend(ctx.engine, ctx.run_id, spec, backend.describe())
     writer = _AnswerWriter(ctx, tally)
     try:

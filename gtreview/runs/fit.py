@@ -95,7 +95,7 @@ def _check(ctx: PassContext, spec: str, checks: list[PromptCheck], what: str) ->
     ctx.emit(
         "fit", 0, 0, time.monotonic(), message=f"checking that the {what} prompts fit ({short_spec(redact(spec))})"
     )
-    backend = ctx.open_backend(spec)
+    backend = ctx.open(spec)
     try:
         check_prompts_fit(backend, checks, what=what)
     finally:

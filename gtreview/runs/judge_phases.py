@@ -41,7 +41,7 @@ def check_judge(
     tally = Tally(
         ctx, "calibrate", len(fixtures), "judge check before generation: {done} of {total} fixtures", "fixtures"
     ).start()  # shown while the judge loads and reads the fixtures
-    backend = ctx.open_backend(ctx.config.judge)
+    backend = ctx.open(ctx.config.judge)
     record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
     monitor = DriftMonitor(
         backend,
@@ -105,7 +105,7 @@ def judge_phase(
     # its first verdict is final, minutes on a local model, and the last phase's 100%
     # ("6 of 6 answers") must not stand meanwhile.
     tally = Tally(ctx, "judge", len(todo), "pointwise verdicts {done} of {total}", "verdicts").start()
-    backend = ctx.open_backend(ctx.config.judge)
+    backend = ctx.open(ctx.config.judge)
     record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
 
     missed: list[Judgement] = []
@@ -208,7 +208,7 @@ def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[Varian
     tally = Tally(
         ctx, "pairwise", len(todo), "pairwise verdicts {done} of {total} pairs (each in both orders)", "pairs"
     ).start()
-    backend = ctx.open_backend(ctx.config.judge)
+    backend = ctx.open(ctx.config.judge)
 
     missed: list[PairJudgement] = []
 

@@ -20,6 +20,7 @@ from gtreview.inference.backend import (
     ResultCallback,
     complete,
 )
+from gtreview.inference.cancel_scope import cancelling
 from gtreview.runs.plan import PassConfig
 
 BackendFactory = Callable[[str], CompletionBackend]
@@ -87,6 +88,17 @@ class PassContext:
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise PassCancelled(CANCELLED)
+
+    def open(self, spec: str) -> CompletionBackend:
+        """The backend ``spec`` names; a cancel during its load stops the load."""
+        self.check_cancel()
+        try:
+            with cancelling(self.cancel):
+                return self.open_backend(spec)
+        except Exception as exc:  # the worker's GenerationCancelled, or a load cut short by it
+            if self.cancel is not None and self.cancel.is_set():
+                raise PassCancelled(CANCELLED) from exc
+            raise
 
     def emit(
         self,

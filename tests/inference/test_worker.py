@@ -356,3 +356,21 @@ def test_a_worker_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
         parent.kill()
         if "child" in locals() and running(child):
             os.kill(child, signal.SIGKILL)
+
+
+def test_a_cancel_during_the_load_stops_it_at_once(tmp_path: Path) -> None:
+    """The opener's cancel event (``cancelling``) reaches a load that would take minutes:
+    the worker is killed and the open raises at once, not after the load."""
+    from gtreview.inference.cancel_scope import cancelling
+    from tests.inference.crashing_backend import open_never_loading
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    before = {child.pid for child in multiprocessing.active_children()}
+    started = time.monotonic()
+    with cancelling(cancel), pytest.raises(GenerationCancelled):
+        WorkerBackend(f"llama:{model}", opener=open_never_loading, load_timeout_s=300.0)
+    assert time.monotonic() - started < 60  # the load itself never ends
+    assert {child.pid for child in multiprocessing.active_children()} <= before  # its worker is gone

@@ -29,6 +29,7 @@ from gtreview.ui.widgets import html
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d*\.\d+$")
+_LINE_BREAKS = re.compile(r"\s*[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+\s*")
 
 
 class PlainTextField(QPlainTextEdit):
@@ -83,6 +84,12 @@ def findings_label() -> QLabel:
     label.setVisible(False)
     label.setObjectName("findings")
     return label
+
+
+def one_line(text: str) -> str:
+    """A one-line field's text with pasted line breaks made spaces (a title or an id
+    copied from a paragraph is one line)."""
+    return _LINE_BREAKS.sub(" ", text)
 
 
 def parse_number(text: str) -> Any:

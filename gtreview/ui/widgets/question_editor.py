@@ -2,7 +2,11 @@
 
 Typing validates the pending text at once; the change is committed (saved as a new
 version, one undo step) when the field loses focus or the typist pauses, so a crash
-loses at most the field being typed.
+loses at most the field being typed. The Id is the exception: a rename is committed only
+when the field is left or Return is pressed, never half-typed on a pause.
+
+A reload (the save of an edit, an undo or a redo coming back) leaves the keyboard focus
+where it was: keys typed after an undo go on to the field the expert was in.
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QPoint, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -29,7 +34,7 @@ from gtreview.core.findings import Finding
 from gtreview.core.jsonpath import MISSING, Path, get_at, json_path, set_at
 from gtreview.core.validation import validate_question
 from gtreview.ui.widgets import html
-from gtreview.ui.widgets.fields import Binding, ColumnSpec, PlainTextField, RecordTable, findings_label
+from gtreview.ui.widgets.fields import Binding, ColumnSpec, PlainTextField, RecordTable, findings_label, one_line
 from gtreview.ui.widgets.undo_keys import route_undo_keys
 
 COMMIT_DELAY_MS = 700
@@ -97,10 +102,12 @@ class QuestionEditor(QScrollArea):
         self._bindings.append(binding)
         return binding
 
-    def _line(self, form: QFormLayout, label: str, path: Path) -> QLineEdit:
+    def _line(self, form: QFormLayout, label: str, path: Path, *, on_pause: bool = True) -> QLineEdit:
         edit = QLineEdit()
-        binding = self._bind(form, label, path, edit, edit.text, lambda v: edit.setText("" if v is None else str(v)))
-        edit.textEdited.connect(lambda _t: self._changed(binding))
+        binding = self._bind(
+            form, label, path, edit, lambda: one_line(edit.text()), lambda v: edit.setText("" if v is None else str(v))
+        )
+        edit.textEdited.connect(lambda _t: self._changed(binding, on_pause=on_pause))
         edit.editingFinished.connect(self.commit_pending)
         return edit
 
@@ -136,7 +143,7 @@ class QuestionEditor(QScrollArea):
 
     def _build(self) -> None:
         form = self._group("Question")
-        self.id_edit = self._line(form, "Id", ("id",))
+        self.id_edit = self._line(form, "Id", ("id",), on_pause=False)  # a rename waits for Return or Tab
         self.section_edit = self._line(form, "Section", ("section",))
         self.title_edit = self._line(form, "Title", ("title",))
         self.type_edit = self._line(form, "Type", ("type",))
@@ -238,6 +245,7 @@ class QuestionEditor(QScrollArea):
             self._show_checks()  # what was just saved is what the fields show: only the findings
             return
         self._content = content
+        self._keep_focus(QApplication.focusWidget())
         string_variants = any(isinstance(v, str) for v in content.get("accepted_variants") or [])
         self._row_visible(self.variants, not string_variants)
         self._row_visible(self.variant_lines, string_variants)
@@ -255,6 +263,27 @@ class QuestionEditor(QScrollArea):
             for table in self.findChildren(QTableWidget):
                 table.horizontalScrollBar().setValue(0)
                 table.verticalScrollBar().setValue(0)
+
+    def _keep_focus(self, focused: QWidget | None) -> None:
+        """After this reload, the focus goes back to ``focused`` (a field of the form) if
+        anything moved it: to the table whose cell editor closed, never to the Id."""
+        body = self.widget()
+        if focused is None or body is None or not body.isAncestorOf(focused):
+            return
+        owner = next((b.widget for b in self._bindings if b.widget is focused or b.widget.isAncestorOf(focused)), None)
+        fallback = owner.table if isinstance(owner, RecordTable) else owner
+
+        def back() -> None:
+            now = QApplication.focusWidget()
+            if now is not None and not body.isAncestorOf(now):
+                return  # the expert has gone elsewhere meanwhile
+            for widget in (focused, fallback):
+                if widget is not None and shiboken6.isValid(widget) and widget.isVisible() and widget.isEnabled():
+                    if now is not widget:
+                        widget.setFocus(Qt.FocusReason.OtherFocusReason)
+                    return
+
+        QTimer.singleShot(0, back)
 
     def clear(self) -> None:
         """No question: every field empty, no findings (what was being typed is committed first)."""
@@ -314,13 +343,17 @@ class QuestionEditor(QScrollArea):
         )
 
     # -- edits ---------------------------------------------------------------
-    def _changed(self, binding: Binding) -> None:
-        """Live validation of what is being typed; the commit waits for a pause."""
+    def _changed(self, binding: Binding, *, on_pause: bool = True) -> None:
+        """Live validation of what is being typed; the commit waits for a pause (or, not
+        ``on_pause``, for the field to be left)."""
         if self._pending is not None and self._pending is not binding:
             self.commit_pending()
         self._pending = binding
         self._show_checks()
-        self._timer.start()
+        if on_pause:
+            self._timer.start()
+        else:
+            self._timer.stop()
 
     def _field(self, path: Path) -> Binding | None:
         return next((b for b in self._bindings if b.path == path and b.widget.isEnabled()), None)

@@ -77,3 +77,16 @@ def test_a_title_pasted_over_lines_is_one_line_and_an_empty_title_is_flagged(qtb
     live = next(b.findings for b in editor._bindings if b.path == ("title",))
     assert live.isVisible() and "title-empty" in live.text()
     qtbot.waitUntil(lambda: _row(window, qid).warnings == before + 1, timeout=10000)
+
+
+def test_the_components_heading_shows_the_points_as_they_total_now(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    editor = window.editor
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert editor.components_box.title() == "Components (total 10)"
+    table = editor.components.table
+    cell = table.item(0, 1)
+    cell.setText(str(int(cell.text()) + 2))  # as a cell edit commits it
+    assert editor.components_box.title() == "Components (total 12; must be 10)"
+    settle(qtbot, window)
+    assert "total 12, not 10" in next(b.findings for b in editor._bindings if b.path == ("components",)).text()

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import shiboken6
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -34,7 +33,16 @@ from gtreview.core.findings import Finding
 from gtreview.core.jsonpath import MISSING, Path, get_at, json_path, set_at
 from gtreview.core.validation import validate_question
 from gtreview.ui.widgets import html
-from gtreview.ui.widgets.fields import Binding, ColumnSpec, PlainTextField, RecordTable, findings_label, one_line
+from gtreview.ui.widgets.fields import (
+    Binding,
+    ColumnSpec,
+    PlainTextField,
+    RecordTable,
+    components_title,
+    findings_label,
+    give_focus_back,
+    one_line,
+)
 from gtreview.ui.widgets.undo_keys import route_undo_keys
 
 COMMIT_DELAY_MS = 700
@@ -177,7 +185,8 @@ class QuestionEditor(QScrollArea):
         self.pass_condition = self._text(form, "Pass condition", ("gate", "pass_condition"))
         self.fail_examples = self._text(form, "Fail examples", ("gate", "fail_examples"), lines=True)
 
-        form = self._group("Components (total 10)")
+        form = self._group(components_title([]))
+        self.components_box = form.parentWidget()
         self.components = self._table(
             form,
             "Components",
@@ -271,19 +280,7 @@ class QuestionEditor(QScrollArea):
         if focused is None or body is None or not body.isAncestorOf(focused):
             return
         owner = next((b.widget for b in self._bindings if b.widget is focused or b.widget.isAncestorOf(focused)), None)
-        fallback = owner.table if isinstance(owner, RecordTable) else owner
-
-        def back() -> None:
-            now = QApplication.focusWidget()
-            if now is not None and not body.isAncestorOf(now):
-                return  # the expert has gone elsewhere meanwhile
-            for widget in (focused, fallback):
-                if widget is not None and shiboken6.isValid(widget) and widget.isVisible() and widget.isEnabled():
-                    if now is not widget:
-                        widget.setFocus(Qt.FocusReason.OtherFocusReason)
-                    return
-
-        QTimer.singleShot(0, back)
+        give_focus_back(body, focused, owner.table if isinstance(owner, RecordTable) else owner)
 
     def clear(self) -> None:
         """No question: every field empty, no findings (what was being typed is committed first)."""
@@ -299,6 +296,8 @@ class QuestionEditor(QScrollArea):
         """The findings of what the fields show: the saved content with the pending field's text."""
         pending = self._pending
         shown = set_at(self._content, pending.path, pending.read()) if pending is not None else self._content
+        if isinstance(self.components_box, QGroupBox):
+            self.components_box.setTitle(components_title(shown.get("components")))
         self.show_findings(self.checks(shown))
 
     def _row_visible(self, widget: QWidget, visible: bool) -> None:

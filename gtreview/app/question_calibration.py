@@ -125,6 +125,8 @@ def calibrate_set(
     if cancel is not None and cancel.is_set():
         raise CalibrationCancelled("calibration cancelled before the judge was opened; nothing was judged")
     backend = open_judge(judge, open_backend)
+    if progress is not None and fixtures:  # the first verdict can take minutes on a small machine: say so
+        progress(JobProgress(phase=PHASE, total=fixtures, unit="fixtures", message=f"judging fixture 1 of {fixtures}"))
     try:
         return calibrate_questions(engine, backend, set_id, wanted, settings=settings, progress=progress, cancel=cancel)
     finally:

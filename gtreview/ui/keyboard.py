@@ -34,23 +34,20 @@ _INSTALLED = "gtreview_tab_moves_focus"
 
 
 def make_tab_move_focus(widget: QObject) -> None:
-    """The rule for one widget (tables and text fields; anything else is left as it is)."""
+    """The rule for one widget (tables, text fields, spin and combo boxes; anything else
+    is left as it is)."""
     if isinstance(widget, QAbstractItemView):
         widget.setTabKeyNavigation(False)
     elif isinstance(widget, (QPlainTextEdit, QTextEdit)) and not isinstance(widget, QTextBrowser):
         widget.setTabChangesFocus(True)  # a browser's Tab walks its links, then leaves by itself
-    elif _turns_with_wheel(widget):
+    elif isinstance(widget, (QAbstractSpinBox, QComboBox)):
         widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # not WheelFocus: the wheel never gives it the focus
-
-
-def _turns_with_wheel(widget: QObject) -> bool:
-    return isinstance(widget, (QAbstractSpinBox, QComboBox))
 
 
 def wheel_passes_by(widget: QObject) -> bool:
     """Whether a wheel turn over ``widget`` goes on to what holds it (the scroll area)
     rather than changing its value: a spin or combo box without the focus."""
-    return _turns_with_wheel(widget) and not widget.hasFocus()  # type: ignore[attr-defined]
+    return isinstance(widget, (QAbstractSpinBox, QComboBox)) and not widget.hasFocus()
 
 
 class _TabMovesFocus(QObject):

@@ -19,7 +19,7 @@ MAX_LINES = 400
 # shrinks: a module may not grow past its figure, and one back under MAX_LINES leaves it.
 OVERSIZE = {
     "gtreview/core/stats/raters.py": 778,
-    "gtreview/core/validation.py": 594,
+    "gtreview/core/validation.py": 568,
     "gtreview/inference/llama/engine.py": 479,
     "gtreview/inference/worker.py": 726,
     "gtreview/report/release.py": 492,

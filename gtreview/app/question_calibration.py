@@ -132,6 +132,8 @@ def calibrate_set(
         if cancel is not None and cancel.is_set():
             raise CalibrationCancelled("calibration cancelled while the judge loaded; nothing was judged") from exc
         raise
+    if progress is not None and fixtures:  # the first verdict can take minutes on a small machine: say so
+        progress(JobProgress(phase=PHASE, total=fixtures, unit="fixtures", message=f"judging fixture 1 of {fixtures}"))
     try:
         return calibrate_questions(engine, backend, set_id, wanted, settings=settings, progress=progress, cancel=cancel)
     finally:

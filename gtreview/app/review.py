@@ -13,13 +13,13 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.app.in_set import InSet, alone, read_in_set, whole_set
 from gtreview.core import numbering
 from gtreview.core.corpus import LocatorResolution
 from gtreview.core.findings import Finding, count_errors, count_warnings
 from gtreview.core.locator_findings import is_unresolved, unresolved_findings, waived
 from gtreview.core.review_flow import ReviewStatus, is_active, sign_off_refusal
 from gtreview.core.rubric import Question, Rubric
-from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.judging.calibration import QuestionCalibration
 from gtreview.store import sets, tables
@@ -80,6 +80,12 @@ class QuestionDetail(BaseModel):
     findings: list[Finding]
     evidence: list[LocatorResolution]
     paraphrases: list[str] = []  # the questions that reword this one, in set order
+    # the set as its findings read it (``app.in_set``): the editor checks what is typed with it
+    set_questions: list[dict[str, Any]] = []
+    position: int = 0
+
+    def in_set(self) -> InSet:
+        return InSet(self.set_questions, self.position) if self.set_questions else alone({})
 
 
 def _is_calibration_finding(finding: Finding) -> bool:
@@ -104,10 +110,11 @@ def checks_locators(index: CorpusIndex | None) -> bool:
     return index is not None and bool(index.documents)
 
 
-def question_findings(content: dict[str, Any], index: CorpusIndex | None) -> list[Finding]:
-    """The validator's findings and, with the corpus index, one per unresolved locator:
-    what the editor shows live and the question list counts."""
-    findings = validate_question(content)
+def question_findings(content: dict[str, Any], index: CorpusIndex | None, in_set: InSet | None = None) -> list[Finding]:
+    """The validator's findings of the question in its set (``in_set``; alone without it)
+    and, with the corpus index, one per unresolved locator: what the editor shows live,
+    the question list counts and ``rubric validate`` reports."""
+    findings = (in_set or alone(content)).findings(content)
     if index is not None and checks_locators(index):
         qid = content.get("id")
         findings += unresolved_findings(qid if isinstance(qid, str) else None, resolve_evidence(index, content))
@@ -131,9 +138,9 @@ def _row(
     content: dict[str, Any],
     index: CorpusIndex | None,
     calibrated: tables.CalibrationRun | None,
-    others: dict[str, dict[str, Any]],
+    in_set: InSet,
 ) -> QuestionRow:
-    findings = question_findings(content, index) + paraphrase_findings(content, others)
+    findings = question_findings(content, index, in_set)
     if summary.review_status is ReviewStatus.APPROVED and any(is_unresolved(f) for f in findings):
         findings = with_waiver(engine, set_id, summary.qid, findings)
     calibration = content.get("calibration")
@@ -180,23 +187,11 @@ def question_rows(engine: Engine, set_id: int, index: CorpusIndex | None = None)
         calibrated = sets.latest_calibration_runs(session, set_id)
     with reading(engine) as session:
         contents = sets.current_contents(session, set_id)
-    by_id = {summary.qid: content for summary, content in contents}
+    placed = whole_set([content for _summary, content in contents])
     return [
-        _row(engine, set_id, summary, content, index, calibrated.get(summary.qid), by_id)
-        for summary, content in contents
+        _row(engine, set_id, summary, content, index, calibrated.get(summary.qid), in_set)
+        for (summary, content), in_set in zip(contents, placed, strict=True)
     ]
-
-
-def original_of(engine: Engine, set_id: int, content: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The question a paraphrase names, by id (none for an original, or a name the set lacks)."""
-    original_id = content.get("paraphrase_of")
-    if not isinstance(original_id, str):
-        return {}
-    try:
-        with reading(engine) as session:
-            return {original_id: sets.load_question(session, set_id, original_id).to_json_dict()}
-    except KeyError:
-        return {}
 
 
 def question_row(engine: Engine, set_id: int, qid: str, index: CorpusIndex | None = None) -> QuestionRow:
@@ -205,10 +200,9 @@ def question_row(engine: Engine, set_id: int, qid: str, index: CorpusIndex | Non
         summary = next(s for s in sets.list_questions(session, set_id) if s.qid == qid)
     with reading(engine) as session:
         content = sets.load_question(session, set_id, qid).to_json_dict()
-    others = original_of(engine, set_id, content)
     with reading(engine) as store_session:
         calibrated = sets.latest_calibration_run(store_session, set_id, qid)
-    return _row(engine, set_id, summary, content, index, calibrated, others)
+    return _row(engine, set_id, summary, content, index, calibrated, read_in_set(engine, set_id, content))
 
 
 def with_paraphrases(engine: Engine, set_id: int, qids: list[str]) -> list[str]:
@@ -253,11 +247,8 @@ def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -
         summary = next(s for s in sets.list_questions(session, set_id) if s.qid == qid)
     evidence = [index.resolve(item.source or "", item.locator or "") for item in question.evidence]
     content = question.to_json_dict()
-    findings = (
-        validate_question(content)
-        + (unresolved_findings(question.id, evidence) if checks_locators(index) else [])
-        + paraphrase_findings(content, original_of(engine, set_id, content))
-    )
+    in_set = read_in_set(engine, set_id, content)
+    findings = in_set.findings(content) + (unresolved_findings(question.id, evidence) if checks_locators(index) else [])
     if summary.review_status is ReviewStatus.APPROVED:
         findings = with_waiver(engine, set_id, qid, findings)
     with reading(engine) as store_session:
@@ -269,6 +260,8 @@ def question_detail(engine: Engine, index: CorpusIndex, set_id: int, qid: str) -
             findings=findings,
             evidence=evidence,
             paraphrases=sets.paraphrase_ids(store_session, set_id, qid),
+            set_questions=list(in_set.questions),
+            position=in_set.position,
         )
 
 

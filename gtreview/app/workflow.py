@@ -20,8 +20,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from gtreview.app.in_set import read_in_set
 from gtreview.app.question_calibration import approval_requires_calibration, latest_calibration
-from gtreview.app.review import checks_locators, corpus_index, original_of, resolve_evidence
+from gtreview.app.review import checks_locators, corpus_index, resolve_evidence
 from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding, count_errors
@@ -29,7 +30,6 @@ from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.locator_findings import unresolved_findings, waiver_note
 from gtreview.core.review_flow import Refusal, ReviewAction, ReviewStatus, decide, is_active, sign_off_refusal
 from gtreview.core.rubric import Rubric, rubric_to_json_text
-from gtreview.core.validation import paraphrase_findings, validate_question
 from gtreview.core.wording import plural
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.store import sets
@@ -166,10 +166,9 @@ def approve(
             newest = sets.list_versions(session, set_id, qid)[-1]
         raise ReviewConflictError(qid, version, checked, newest.author, "approved")
     content = question.to_json_dict()
-    # a paraphrase of no question of the set (or of another paraphrase) is an error like any other
-    errors = count_errors(
-        validate_question(content) + paraphrase_findings(content, original_of(engine, set_id, content))
-    )
+    # the findings the question list shows: a paraphrase of no question of the set (or of
+    # another paraphrase), an id or fixture id used twice, are errors like any other
+    errors = count_errors(read_in_set(engine, set_id, content).findings(content))
     if errors:
         raise WorkflowError(f"{qid} has {plural(errors, 'validation error')}; fix them before approving")
     required = approval_requires_calibration(engine)

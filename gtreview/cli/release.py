@@ -21,6 +21,7 @@ from gtreview.cli.common import (
     open_cli_project,
     print_json,
 )
+from gtreview.core.wording import plural
 
 
 def add_key_dir(parser: argparse.ArgumentParser) -> None:
@@ -180,6 +181,6 @@ def release_verify(args: argparse.Namespace) -> int:
     who = f"signed by {report.signer} ({report.fingerprint})" if report.signer else "unsigned"
     if report.trusted_as:
         who += f", a key trusted as {report.trusted_as}"
-    verdict = "valid" if report.ok else f"INVALID ({len(report.problems)} problems)"
+    verdict = "valid" if report.ok else f"INVALID ({plural(len(report.problems), 'problem')})"
     print(f"{args.bundle}: {verdict}; {report.set_name}, sign-off {report.signoff_number}, {who}")
     return status

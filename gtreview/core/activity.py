@@ -106,9 +106,11 @@ class Activity:
 
     @property
     def fraction(self) -> float | None:
-        """How far the phase is (0-1); None while it cannot say (nothing counted yet)."""
+        """How far the phase is (0-1); None while it cannot say: nothing counted yet, or
+        nothing done yet (a judge loading or reading its first prompt for minutes shows
+        as busy, not as a bar stuck at 0)."""
         p = self.progress
-        if p is None or p.total <= 0 or p.waiting_for:
+        if p is None or p.total <= 0 or p.done <= 0 or p.waiting_for:
             return None
         return min(1.0, p.done / p.total)
 
@@ -129,7 +131,8 @@ class Activity:
         elif p.waiting_for:
             parts.append(f"waiting for {p.waiting_for}")
         else:
-            doing = p.counter() if p.unit or p.total else p.message
+            # before the first unit, what it is doing ("loading the judge") says more than "0 of 4"
+            doing = p.counter() if (p.unit or p.total) and not (p.done <= 0 and p.message) else p.message
             parts.append(f"{p.phase}: {doing}" if doing else p.phase)
             eta = self.eta_seconds(now)
             if eta is not None:

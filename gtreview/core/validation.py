@@ -9,83 +9,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from gtreview.core.findings import Finding, Severity
+from gtreview.core.findings import Finding
 from gtreview.core.paraphrases import rubric_differs, same_wording
 from gtreview.core.rubric import GATE_ID, TOTAL_POINTS, AccessMode
-
-E, W = Severity.ERROR, Severity.WARNING
-
-#: code -> (severity, what the rule asks). Codes are stable; never renumber.
-RULES: dict[str, tuple[Severity, str]] = {
-    "benchmark-missing": (W, "the file has a benchmark object"),
-    "access-mode-invalid": (E, "candidate_access_mode is OPEN_CORPUS, RETRIEVAL_ASSISTED or CLOSED_CORPUS"),
-    "scoring-total-not-10": (E, "scoring_model.total_points is 10"),
-    "question-count-mismatch": (W, "benchmark.question_count equals the number of questions"),
-    "authority-malformed": (E, "source_authority items are objects with a rank and a class"),
-    "variant-malformed": (E, "variant rules are strings or {canonical, accepted_variants} / {term, variants} objects"),
-    "shape-mixed": (W, "one file uses one element shape"),
-    "field-type": (E, "each known field has its documented JSON type"),
-    "question-not-object": (E, "each question is a JSON object"),
-    "question-id-missing": (E, "each question has a non-empty string id"),
-    "question-id-duplicate": (E, "question ids are unique"),
-    "question-id-digits-collision": (W, "ids stay unique when the harness keeps only their digits"),
-    "question-id-no-digits": (W, "ids contain digits (the harness keeps only the digits)"),
-    "question-text-empty": (E, "the question text is not empty"),
-    "model-answer-empty": (W, "the question has a model answer"),
-    "components-missing": (E, "the question has a non-empty list of components"),
-    "component-malformed": (E, "each component is an object with an id"),
-    "component-id-duplicate": (E, "component ids are unique within a question"),
-    "points-not-integer": (E, "component points are whole numbers"),
-    "points-not-positive": (E, "component points are at least 1"),
-    "points-total": (E, "component points total exactly 10"),
-    "credit-if-empty": (E, "every component has a non-empty credit_if"),
-    "gate-missing": (E, "exactly one component is the gate"),
-    "gate-multiple": (E, "exactly one component is the gate"),
-    "gate-not-c1": (E, "the gate is component C1"),
-    "gate-points-range": (E, "the gate is worth 2 to 4 points"),
-    "points-above-gate": (E, "at least 6 points lie above the gate"),
-    "gate-block-missing": (E, "the question has a gate object"),
-    "gate-component-id": (E, "gate.component_id is C1"),
-    "gate-points-mismatch": (E, "gate.points equals C1's points"),
-    "pass-condition-empty": (E, "the gate has a non-empty pass_condition"),
-    "fail-examples-missing": (E, "the gate has at least one fail example"),
-    "required-concepts-empty": (W, "the question lists its required concepts"),
-    "do-not-credit-empty": (W, "the question lists what not to credit"),
-    "evidence-missing": (W, "the question cites evidence"),
-    "evidence-malformed": (E, "evidence items are objects"),
-    "evidence-field-missing": (E, "evidence items have claim, source, locator, authority and confidence"),
-    "evidence-unknown-key": (W, "evidence items have only claim, source, locator, authority, confidence, notes"),
-    "evidence-confidence": (W, "evidence confidence is HIGH, MEDIUM or LOW"),
-    "calibration-too-few": (E, "the question has at least 3 calibration fixtures"),
-    "calibration-no-near-miss": (E, "one fixture is a gate-fail near miss (gate failed, total 0)"),
-    "calibration-no-minimum-pass": (E, "one fixture is a minimum pass (gate passed, total equal to the gate points)"),
-    "calibration-no-strong": (E, "one fixture is a strong response (total 9 or 10)"),
-    "fixture-malformed": (E, "each fixture is an object with a fixture_id and a boolean expected_gate_passed"),
-    "fixture-id-duplicate": (E, "fixture ids are unique within the rubric"),
-    "fixture-response-empty": (E, "each fixture has a response text"),
-    "fixture-award-missing": (E, "each fixture awards every component"),
-    "fixture-award-duplicate": (E, "each fixture awards every component once"),
-    "fixture-award-unknown": (E, "fixture awards name components of the question"),
-    "fixture-award-not-integer": (E, "fixture awards are whole numbers"),
-    "fixture-award-range": (E, "fixture awards lie within 0 and the component's points"),
-    "fixture-gate-failed-nonzero": (E, "a fixture whose gate failed awards 0 everywhere"),
-    "fixture-gate-partial": (E, "a fixture whose gate passed awards the gate's full points"),
-    "fixture-total-range": (E, "expected_total is a whole number from 0 to 10"),
-    "fixture-total-mismatch": (E, "a fixture's awards sum to its expected_total"),
-    "paraphrase-of-unknown": (E, "paraphrase_of names a question of the set"),
-    "paraphrase-of-paraphrase": (E, "paraphrase_of names an original question, not another paraphrase"),
-    "paraphrase-same-wording": (W, "a paraphrase words the question differently from its original"),
-    "paraphrase-rubric-stale": (W, "a paraphrase has its original's rubric (bring it up to date after an edit)"),
-}
+from gtreview.core.validation_rules import RULES as RULES
 
 EVIDENCE_KEYS = ("claim", "source", "locator", "authority", "confidence")
 EVIDENCE_OPTIONAL_KEYS = ("notes",)
 CONFIDENCE_LEVELS = frozenset({"HIGH", "MEDIUM", "LOW"})
 _STRING_FIELDS = ("section", "title", "type", "mode", "difficulty", "principle")
 _STRING_LISTS = ("required_concepts", "indicative_terms", "do_not_credit")
+_ONE_LINE = ("id", "section", "title", "type", "mode", "difficulty")  # shown and matched as one line
+_LINE_BREAK = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
 def is_int(value: Any) -> TypeGuard[int]:
@@ -121,22 +60,13 @@ def validate_rubric(data: dict[str, Any]) -> list[Finding]:
     questions = data.get("questions")
     if not isinstance(questions, list):
         return findings
-    ids: list[tuple[int, str]] = []
-    for index, question in enumerate(questions):
-        path = f"$.questions[{index}]"
+    index = SetIndex.of(questions)
+    for position, question in enumerate(questions):
+        path = f"$.questions[{position}]"
         if not isinstance(question, dict):
             emit("question-not-object", path, "This question is not a JSON object.")
             continue
-        qid = question.get("id")
-        if _text(qid):
-            ids.append((index, qid))
-        findings.extend(validate_question(question, path))
-    _check_ids(ids, emit)
-    _check_fixture_ids(questions, findings)
-    by_id = {q["id"]: q for q in questions if isinstance(q, dict) and _text(q.get("id"))}
-    for index, question in enumerate(questions):
-        if isinstance(question, dict):
-            findings.extend(paraphrase_findings(question, by_id, f"$.questions[{index}]"))
+        findings.extend(validate_in_set(questions, position, path, index))
     if isinstance(data.get("benchmark"), dict):
         count = data["benchmark"].get("question_count")
         if is_int(count) and count != len(questions):
@@ -145,6 +75,61 @@ def validate_rubric(data: dict[str, Any]) -> list[Finding]:
                 "$.benchmark.question_count",
                 f"benchmark.question_count is {count} but the file has {len(questions)} questions.",
             )
+    return findings
+
+
+@dataclass(frozen=True)
+class SetIndex:
+    """What a question's findings need from the rest of its set, read once for the set."""
+
+    ids: tuple[Any, ...]  # each question's id, in set order (None where it has none)
+    first: dict[str, int]  # id -> the position that uses it first
+    by_digits: dict[str, frozenset[str]]  # the harness's id (digits only) -> the ids that become it
+    fixtures_first: dict[str, tuple[int, int]]  # fixture id -> (position, fixture) of its first use
+    by_id: dict[str, Any]  # id -> the question (the last one using it)
+
+    @classmethod
+    def of(cls, questions: Sequence[Any]) -> SetIndex:
+        ids = tuple(q.get("id") if isinstance(q, dict) and _text(q.get("id")) else None for q in questions)
+        first: dict[str, int] = {}
+        by_digits: dict[str, set[str]] = defaultdict(set)
+        fixtures_first: dict[str, tuple[int, int]] = {}
+        for position, qid in enumerate(ids):
+            if qid is not None:
+                first.setdefault(qid, position)
+                by_digits[re.sub(r"\D", "", qid)].add(qid)
+            for f_index, fid in _fixture_ids(questions[position]):
+                fixtures_first.setdefault(fid, (position, f_index))
+        by_id = {qid: q for qid, q in zip(ids, questions, strict=True) if qid is not None}
+        return cls(ids, first, {d: frozenset(v) for d, v in by_digits.items()}, fixtures_first, by_id)
+
+
+def validate_in_set(
+    questions: Sequence[Any], position: int, path: str = "$", index: SetIndex | None = None
+) -> list[Finding]:
+    """Every finding of ``questions[position]`` as a question of its set: its own
+    (``validate_question``) and those the rest of the set decides (its id as the harness
+    keeps it, its fixture ids, what it paraphrases). The file check and the app's editor
+    and question list all call this, so they report the same findings. ``index`` is
+    ``SetIndex.of(questions)``, made once when every question of a set is checked.
+
+    Of the other questions only the id, ``paraphrase_of``, the fixture ids and, for the
+    original this question paraphrases, the whole content are read."""
+    index = index or SetIndex.of(questions)
+    question = questions[position]
+    findings = validate_question(question, path)
+    qid = question.get("id")
+    emit = _Sink(qid if isinstance(qid, str) and qid else None, findings)
+    if _text(qid):
+        _check_id(qid, index, position, f"{path}.id", emit)
+    for f_index, fid in _fixture_ids(question):
+        if index.fixtures_first[fid] != (position, f_index):  # used before: by an earlier question or fixture
+            emit(
+                "fixture-id-duplicate",
+                f"{path}.calibration[{f_index}].fixture_id",
+                f"Fixture id {fid} is used more than once.",
+            )
+    findings.extend(paraphrase_findings(question, index.by_id, path))
     return findings
 
 
@@ -159,6 +144,12 @@ def validate_question(question: dict[str, Any], path: str = "$") -> list[Finding
         emit("question-text-empty", f"{path}.question", "The question text is empty.")
     if not _text(question.get("model_answer")):
         emit("model-answer-empty", f"{path}.model_answer", "The question has no model answer.")
+    title = question.get("title", "absent")  # a file without titles is not asked for them; a blank one is
+    if title is None or (isinstance(title, str) and not title.strip()):
+        emit("title-empty", f"{path}.title", "The question has no title.")
+    for key in _ONE_LINE:
+        if isinstance(question.get(key), str) and _LINE_BREAK.search(question[key]):
+            emit("line-break", f"{path}.{key}", f"The {key} runs over more than one line; it is one line.")
     for key in _STRING_FIELDS:
         if key in question and question[key] is not None and not isinstance(question[key], str):
             emit("field-type", f"{path}.{key}", f"{key} should be a string.")
@@ -544,51 +535,34 @@ def _check_fixture(fixture: Any, where: str, points: dict[str, Any], emit: Emit)
     return ""
 
 
-def _check_ids(ids: list[tuple[int, str]], emit: Emit) -> None:
-    by_id: dict[str, list[int]] = defaultdict(list)
-    by_digits: dict[str, set[str]] = defaultdict(set)
-    for index, qid in ids:
-        by_id[qid].append(index)
-        digits = re.sub(r"\D", "", qid)
-        if not digits:
-            emit(
-                "question-id-no-digits",
-                f"$.questions[{index}].id",
-                f"Question id {qid!r} has no digits; the harness would normalise it to an empty id.",
-            )
-        else:
-            by_digits[digits].add(qid)
-    for qid, indexes in by_id.items():
-        for index in indexes[1:]:
-            emit("question-id-duplicate", f"$.questions[{index}].id", f"Question id {qid} is used more than once.")
-    for digits, qids in by_digits.items():
-        if len(qids) > 1:
-            names = ", ".join(sorted(qids))
-            emit(
-                "question-id-digits-collision",
-                "$.questions",
-                f"Ids {names} all become {digits} in the harness, which keeps digits only.",
-            )
+def _check_id(qid: str, index: SetIndex, position: int, where: str, emit: Emit) -> None:
+    """The id against the set's: unique (the later of two is flagged), and still unique
+    when the harness keeps only its digits (each of the ids that collide is flagged)."""
+    if index.first.get(qid, position) < position:
+        emit("question-id-duplicate", where, f"Question id {qid} is used more than once.")
+    digits = re.sub(r"\D", "", qid)
+    if not digits:
+        emit(
+            "question-id-no-digits",
+            where,
+            f"Question id {qid!r} has no digits; the harness would normalise it to an empty id.",
+        )
+        return
+    same = index.by_digits.get(digits, frozenset())
+    if len(same) > 1:
+        names = ", ".join(sorted(same))
+        emit(
+            "question-id-digits-collision",
+            where,
+            f"Ids {names} all become {digits} in the harness, which keeps digits only.",
+        )
 
 
-def _check_fixture_ids(questions: list[Any], findings: list[Finding]) -> None:
-    seen: set[str] = set()
-    for index, question in enumerate(questions):
-        if not isinstance(question, dict) or not isinstance(question.get("calibration"), list):
-            continue
-        qid = question.get("id") if isinstance(question.get("id"), str) else None
-        for f_index, fixture in enumerate(question["calibration"]):
-            fid = fixture.get("fixture_id") if isinstance(fixture, dict) else None
-            if not isinstance(fid, str) or not fid:
-                continue
-            if fid in seen:
-                findings.append(
-                    Finding(
-                        code="fixture-id-duplicate",
-                        severity=E,
-                        question_id=qid,
-                        path=f"$.questions[{index}].calibration[{f_index}].fixture_id",
-                        message=f"Fixture id {fid} is used more than once.",
-                    )
-                )
-            seen.add(fid)
+def _fixture_ids(question: Any) -> list[tuple[int, str]]:
+    """(position, id) of each fixture of ``question`` that has an id."""
+    fixtures = question.get("calibration") if isinstance(question, dict) else None
+    return [
+        (f_index, fixture["fixture_id"])
+        for f_index, fixture in enumerate(fixtures if isinstance(fixtures, list) else [])
+        if isinstance(fixture, dict) and isinstance(fixture.get("fixture_id"), str) and fixture["fixture_id"]
+    ]

@@ -363,7 +363,9 @@ class MainWindow(PagesMixin, QMainWindow):
         if (set_id, qid) != (self.set_id, self.qid):
             return
         if not self.menu_actions["move_on"].isChecked():
-            self.notify(f"{qid} approved. Ctrl+J: the next unreviewed question.", "success")
+            left = any(r.review_status in UNREVIEWED and r.qid != qid for r in self.question_list.model.rows())
+            after = "Ctrl+J: the next unreviewed question." if left else "No unreviewed question is left."
+            self.notify(f"{qid} approved. {after}", "success")
         elif self.question_list.select_next(lambda row: row.review_status in UNREVIEWED and row.qid != qid):
             self.notify(f"{qid} approved; on to {self.qid}, the next unreviewed question.", "success")
 

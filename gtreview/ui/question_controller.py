@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 from sqlalchemy import Engine
 
 from gtreview.app import editing, review
+from gtreview.app.in_set import InSet
 from gtreview.core.jsonpath import Path as JsonPath
 from gtreview.core.review_flow import ReviewAction, allows
 from gtreview.ui.ops import LatestQuery, OpChanges, QueryOp, notify
@@ -80,7 +81,8 @@ class QuestionController(QObject):
         widgets.history.diff_requested.connect(self._request_diff)
         widgets.question_view.setOpenLinks(False)  # a link to another question shows it here
         widgets.question_view.anchorClicked.connect(self._follow_link)
-        widgets.editor.checks = lambda content: review.question_findings(content, index.ready)
+        self._in_set: InSet | None = None  # the shown question's set, as its findings read it
+        widgets.editor.checks = lambda content: review.question_findings(content, index.ready, self._in_set)
         proxy = widgets.question_list.proxy
         for signal in (proxy.rowsRemoved, proxy.rowsInserted, proxy.layoutChanged, proxy.modelReset):
             signal.connect(self._follow_filter)
@@ -189,6 +191,7 @@ class QuestionController(QObject):
         same = key == self.shown
         self.shown = key
         content = detail.question.to_json_dict()
+        self._in_set = detail.in_set()
         self._when_shown(self.w.question_view, lambda: self.w.question_view.setHtml(loaded.html))
         self.w.editor.load(content, same_question=same)
         self.version_shown.emit(detail.set_id, detail.question.id, detail.version)

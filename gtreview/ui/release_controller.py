@@ -13,6 +13,7 @@ from PySide6.QtGui import QDesktopServices
 
 from gtreview.app.projects import Project
 from gtreview.app.releases import SignoffRelease, VerifyReport, signoff_release, verify_release_bundle
+from gtreview.core.wording import plural
 from gtreview.ui.ops import LatestQuery, QueryOp, failure_kind, failure_message, notify
 from gtreview.ui.widgets.release_view import ReleaseView
 
@@ -54,7 +55,7 @@ class ReleaseController(QObject):
 
         def done(report: VerifyReport) -> None:
             self.view.show_report(folder, report)
-            verdict = "valid" if report.ok else f"INVALID ({len(report.problems)} problems)"
+            verdict = "valid" if report.ok else f"INVALID ({plural(len(report.problems), 'problem')})"
             notify(self, f"{folder}: {verdict}.", "success" if report.ok else "warning")
 
         def failed(error: BaseException) -> None:

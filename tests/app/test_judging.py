@@ -195,8 +195,9 @@ def test_a_set_calibration_says_each_fixture_and_keeps_what_it_finished_when_can
             )
         assert (heard[0].done, heard[0].total, heard[0].unit) == (0, total, "fixtures")
         assert heard[0].message == "loading the judge judge"
-        assert [p.done for p in heard[1:]] == list(range(1, first + 1))
-        assert heard[1].message.startswith("A1 ") and f"reproduced (1 of {total} fixtures)" in heard[1].message
+        assert (heard[1].done, heard[1].message) == (0, f"judging fixture 1 of {total}")  # the judge is open
+        assert [p.done for p in heard[2:]] == list(range(1, first + 1))
+        assert heard[2].message.startswith("A1 ") and f"reproduced (1 of {total} fixtures)" in heard[2].message
         kept = latest_calibration(project.engine, set_id, "A1")
         assert kept is not None and kept[1].reproduced and len(kept[1].fixtures) == first
         assert latest_calibration(project.engine, set_id, "A2") is None  # never finished: nothing kept

@@ -17,7 +17,16 @@ def test_no_eta_before_the_first_unit_and_waiting_and_cancelling_are_said() -> N
     job = Activity(2, JobKind.CALIBRATION, "Calibrating A1 with j", started=0.0)
     loading = job.reporting(JobProgress(phase="calibrate", total=8, unit="fixtures"), now=5.0)
     assert loading.line(now=65.0) == "Calibrating A1 with j · calibrate: fixtures 0 of 8 · running 1m05s"
-    assert loading.fraction == 0.0
+    assert loading.fraction is None  # nothing done yet: a busy bar, not one stuck at 0
+    opening = job.reporting(
+        JobProgress(phase="calibrate", total=8, unit="fixtures", message="loading the judge j"), now=5.0
+    )
+    assert opening.line(now=65.0) == "Calibrating A1 with j · calibrate: loading the judge j · running 1m05s"
+    one = opening.reporting(
+        JobProgress(phase="calibrate", done=1, total=8, unit="fixtures", message="A1 F1: reproduced"), now=70.0
+    )
+    assert one.line(now=70.0).startswith("Calibrating A1 with j · calibrate: fixtures 1 of 8 · ETA")
+    assert one.fraction == 1 / 8
     waiting = job.reporting(JobProgress(phase="waiting", waiting_for="run 3 (held by host:42)"), now=1.0)
     assert waiting.line(now=1.0) == "Calibrating A1 with j · waiting for run 3 (held by host:42) · running 1s"
     assert waiting.fraction is None

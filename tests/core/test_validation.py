@@ -6,7 +6,7 @@ import pytest
 
 from gtreview.core.findings import Severity
 from gtreview.core.rubric_text import RubricReadError, parse_rubric_bytes
-from gtreview.core.validation import RULES, validate_question, validate_rubric
+from gtreview.core.validation import RULES, validate_in_set, validate_question, validate_rubric
 from tests.rubric_factory import mutated, question, rubric, skill_shape_rubric
 
 
@@ -42,7 +42,7 @@ def test_interop_rubric_has_no_findings(interop_dir: Path) -> None:
         ("questions.0.components.2.credit_if", "", "credit-if-empty", "$.questions[0].components[2].credit_if"),
         ("questions.0.question", "", "question-text-empty", "$.questions[0].question"),
         ("questions.1.id", "A1", "question-id-duplicate", "$.questions[1].id"),
-        ("questions.1.id", "B1", "question-id-digits-collision", "$.questions"),
+        ("questions.1.id", "B1", "question-id-digits-collision", "$.questions[1].id"),  # on each id that collides
         ("candidate_access_mode", "OPEN", "access-mode-invalid", "$.candidate_access_mode"),
         ("benchmark.question_count", 5, "question-count-mismatch", "$.benchmark.question_count"),
         (
@@ -141,6 +141,33 @@ def test_question_ids_without_digits_warn() -> None:
     data = mutated(rubric(1), "questions.0.id", "intro")
     findings = {f.code: f for f in validate_rubric(data)}
     assert findings["question-id-no-digits"].severity is Severity.WARNING
+
+
+def test_a_blank_title_and_a_line_break_in_a_one_line_field_warn() -> None:
+    data = mutated(mutated(rubric(2), "questions.0.title", " "), "questions.1.section", "Geology\nof the Flinders")
+    findings = {f.code: f for f in validate_rubric(data)}
+    assert findings["title-empty"].path == "$.questions[0].title"
+    assert findings["line-break"].path == "$.questions[1].section"
+    assert findings["line-break"].severity is Severity.WARNING
+    untitled = rubric(1)
+    del untitled["questions"][0]["title"]
+    assert validate_rubric(untitled) == []  # a file without titles is not asked for them
+
+
+def test_one_question_in_its_set_has_the_findings_the_file_check_gives_it() -> None:
+    """The editor and the question list call ``validate_in_set`` with the question's set;
+    the file check is made of the same calls, so each question's findings are the same."""
+    data = mutated(mutated(rubric(3), "questions.1.id", "5"), "questions.2.id", "B5")
+    data["questions"][2]["calibration"][0]["fixture_id"] = data["questions"][0]["calibration"][0]["fixture_id"]
+    whole = validate_rubric(data)
+    questions = data["questions"]
+    for position in range(3):
+        alone = validate_in_set(questions, position, f"$.questions[{position}]")
+        assert alone == [f for f in whole if f.path.startswith(f"$.questions[{position}]")]
+    five = validate_in_set(questions, 1)  # as the editor calls it: paths from the question
+    assert [(f.code, f.path, f.question_id) for f in five] == [("question-id-digits-collision", "$.id", "5")]
+    assert "Ids 5, B5 all become 5" in five[0].message
+    assert {f.code for f in validate_in_set(questions, 2)} == {"question-id-digits-collision", "fixture-id-duplicate"}
 
 
 def test_mixed_shapes_warn() -> None:

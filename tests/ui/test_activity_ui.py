@@ -67,9 +67,29 @@ def start_calibration(qtbot, window, judge: GatedJudge) -> None:  # type: ignore
     set_setting(window.project.engine, JUDGE_SPEC, JUDGE)
     window.controller.open_backend = lambda _spec: judge
     window.menu_actions["calibrate_set"].trigger()
-    qtbot.waitUntil(
-        lambda: any(" · calibrate: fixtures " in line for line in window.activity_panel.lines()), timeout=20000
-    )
+    qtbot.waitUntil(lambda: any(" · calibrate: " in line for line in window.activity_panel.lines()), timeout=20000)
+
+
+def test_before_the_first_verdict_the_panel_is_busy_and_says_what_it_does(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    """A small judge may take minutes over its first fixture: the row says it is judging
+    fixture 1, how long it has run, and its bar is busy rather than empty."""
+    window = sample_window
+    gate = threading.Event()
+    judge = gated_judge(window, gate, after=0)
+    try:
+        start_calibration(qtbot, window, judge)
+        total = fixture_count(window)
+        qtbot.waitUntil(
+            lambda: f"calibrate: judging fixture 1 of {total} · running " in window.activity_panel.lines()[0],
+            timeout=20000,
+        )
+        (row,) = window.activity_panel.rows.values()
+        assert (row.bar.minimum(), row.bar.maximum()) == (0, 0)  # busy
+        gate.set()
+        qtbot.waitUntil(lambda: not window.activity_panel.rows, timeout=20000)
+    finally:
+        gate.set()
+    settle(qtbot, window)
 
 
 def test_the_judge_phase_shows_its_own_counter_while_the_judge_reads(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
@@ -92,9 +112,11 @@ def test_the_judge_phase_shows_its_own_counter_while_the_judge_reads(qtbot, samp
         qtbot.waitUntil(lambda: window.runs_view.phase.text().startswith("judge: "), timeout=20000)
         assert window.runs_view.phase.text() == "judge: pointwise verdicts 0 of 40"
         (line,) = window.activity_panel.lines()
-        assert line.startswith('Pass "ui pass" · judge: verdicts 0 of 40 · running ')
+        assert line.startswith(
+            'Pass "ui pass" · judge: pointwise verdicts 0 of 40 · running '
+        )  # what it does, before a verdict
         (row,) = window.activity_panel.rows.values()
-        assert row.bar.maximum() == 1000 and row.bar.value() == 0 and row.cancel_button.isEnabled()
+        assert row.bar.maximum() == 0 and row.cancel_button.isEnabled()  # busy: no verdict yet
         with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:
             row.cancel_button.click()  # the panel's Cancel stops the pass
         assert "cancelled" in outcome.args[0] and judges[-1].closed

@@ -4,6 +4,7 @@ runs the app function ``gtreview release verify`` calls, off the GUI thread."""
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -101,6 +102,7 @@ def test_verify_runs_the_cli_function_in_a_worker_and_says_valid_or_invalid(
     settle(qtbot, window)
     verdict = view.verdict.toPlainText()
     assert verdict.startswith("INVALID") and "questions.json" in verdict
+    assert re.match(r"INVALID \((1 problem|([02-9]|\d\d+) problems)\)", verdict)  # counted in words, never "1 problems"
     shutil.rmtree(bundle)
     view.verify_button.click()
     settle(qtbot, window)

@@ -8,9 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal
+import shiboken6
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -25,10 +27,12 @@ from PySide6.QtWidgets import (
 
 from gtreview.core.findings import Finding
 from gtreview.core.jsonpath import Path
+from gtreview.core.rubric import TOTAL_POINTS
 from gtreview.ui.widgets import html
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d*\.\d+$")
+_LINE_BREAKS = re.compile(r"\s*[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+\s*")
 
 
 class PlainTextField(QPlainTextEdit):
@@ -83,6 +87,43 @@ def findings_label() -> QLabel:
     label.setVisible(False)
     label.setObjectName("findings")
     return label
+
+
+def one_line(text: str) -> str:
+    """A one-line field's text with pasted line breaks made spaces (a title or an id
+    copied from a paragraph is one line)."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def components_title(components: Any) -> str:
+    """The components' heading: the points they total now, beside the 10 they must total."""
+    points = [c.get("points") for c in components if isinstance(c, dict)] if isinstance(components, list) else []
+    whole = [p for p in points if isinstance(p, int) and not isinstance(p, bool)]
+    if not points or len(whole) != len(points):
+        return f"Components (must total {TOTAL_POINTS})"
+    total = sum(whole)
+    return (
+        f"Components (total {total})"
+        if total == TOTAL_POINTS
+        else f"Components (total {total}; must be {TOTAL_POINTS})"
+    )
+
+
+def give_focus_back(body: QWidget, focused: QWidget, fallback: QWidget | None) -> None:
+    """On the next turn of the loop, the focus back on ``focused`` (else ``fallback``,
+    when it is gone: a table's closed cell editor) if a reload of ``body`` moved it."""
+
+    def back() -> None:
+        now = QApplication.focusWidget()
+        if now is not None and not body.isAncestorOf(now):
+            return  # the expert has gone elsewhere meanwhile
+        for widget in (focused, fallback):
+            if widget is not None and shiboken6.isValid(widget) and widget.isVisible() and widget.isEnabled():
+                if now is not widget:
+                    widget.setFocus(Qt.FocusReason.OtherFocusReason)
+                return
+
+    QTimer.singleShot(0, back)
 
 
 def parse_number(text: str) -> Any:

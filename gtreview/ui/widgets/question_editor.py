@@ -2,7 +2,11 @@
 
 Typing validates the pending text at once; the change is committed (saved as a new
 version, one undo step) when the field loses focus or the typist pauses, so a crash
-loses at most the field being typed.
+loses at most the field being typed. The Id is the exception: a rename is committed only
+when the field is left or Return is pressed, never half-typed on a pause.
+
+A reload (the save of an edit, an undo or a redo coming back) leaves the keyboard focus
+where it was: keys typed after an undo go on to the field the expert was in.
 """
 
 from __future__ import annotations
@@ -29,7 +33,16 @@ from gtreview.core.findings import Finding
 from gtreview.core.jsonpath import MISSING, Path, get_at, json_path, set_at
 from gtreview.core.validation import validate_question
 from gtreview.ui.widgets import html
-from gtreview.ui.widgets.fields import Binding, ColumnSpec, PlainTextField, RecordTable, findings_label
+from gtreview.ui.widgets.fields import (
+    Binding,
+    ColumnSpec,
+    PlainTextField,
+    RecordTable,
+    components_title,
+    findings_label,
+    give_focus_back,
+    one_line,
+)
 from gtreview.ui.widgets.undo_keys import route_undo_keys
 
 COMMIT_DELAY_MS = 700
@@ -97,10 +110,12 @@ class QuestionEditor(QScrollArea):
         self._bindings.append(binding)
         return binding
 
-    def _line(self, form: QFormLayout, label: str, path: Path) -> QLineEdit:
+    def _line(self, form: QFormLayout, label: str, path: Path, *, on_pause: bool = True) -> QLineEdit:
         edit = QLineEdit()
-        binding = self._bind(form, label, path, edit, edit.text, lambda v: edit.setText("" if v is None else str(v)))
-        edit.textEdited.connect(lambda _t: self._changed(binding))
+        binding = self._bind(
+            form, label, path, edit, lambda: one_line(edit.text()), lambda v: edit.setText("" if v is None else str(v))
+        )
+        edit.textEdited.connect(lambda _t: self._changed(binding, on_pause=on_pause))
         edit.editingFinished.connect(self.commit_pending)
         return edit
 
@@ -136,7 +151,7 @@ class QuestionEditor(QScrollArea):
 
     def _build(self) -> None:
         form = self._group("Question")
-        self.id_edit = self._line(form, "Id", ("id",))
+        self.id_edit = self._line(form, "Id", ("id",), on_pause=False)  # a rename waits for Return or Tab
         self.section_edit = self._line(form, "Section", ("section",))
         self.title_edit = self._line(form, "Title", ("title",))
         self.type_edit = self._line(form, "Type", ("type",))
@@ -170,7 +185,8 @@ class QuestionEditor(QScrollArea):
         self.pass_condition = self._text(form, "Pass condition", ("gate", "pass_condition"))
         self.fail_examples = self._text(form, "Fail examples", ("gate", "fail_examples"), lines=True)
 
-        form = self._group("Components (total 10)")
+        form = self._group(components_title([]))
+        self.components_box = form.parentWidget()
         self.components = self._table(
             form,
             "Components",
@@ -238,6 +254,7 @@ class QuestionEditor(QScrollArea):
             self._show_checks()  # what was just saved is what the fields show: only the findings
             return
         self._content = content
+        self._keep_focus(QApplication.focusWidget())
         string_variants = any(isinstance(v, str) for v in content.get("accepted_variants") or [])
         self._row_visible(self.variants, not string_variants)
         self._row_visible(self.variant_lines, string_variants)
@@ -256,6 +273,15 @@ class QuestionEditor(QScrollArea):
                 table.horizontalScrollBar().setValue(0)
                 table.verticalScrollBar().setValue(0)
 
+    def _keep_focus(self, focused: QWidget | None) -> None:
+        """After this reload, the focus goes back to ``focused`` (a field of the form) if
+        anything moved it: to the table whose cell editor closed, never to the Id."""
+        body = self.widget()
+        if focused is None or body is None or not body.isAncestorOf(focused):
+            return
+        owner = next((b.widget for b in self._bindings if b.widget is focused or b.widget.isAncestorOf(focused)), None)
+        give_focus_back(body, focused, owner.table if isinstance(owner, RecordTable) else owner)
+
     def clear(self) -> None:
         """No question: every field empty, no findings (what was being typed is committed first)."""
         self.commit_pending()
@@ -270,6 +296,8 @@ class QuestionEditor(QScrollArea):
         """The findings of what the fields show: the saved content with the pending field's text."""
         pending = self._pending
         shown = set_at(self._content, pending.path, pending.read()) if pending is not None else self._content
+        if isinstance(self.components_box, QGroupBox):
+            self.components_box.setTitle(components_title(shown.get("components")))
         self.show_findings(self.checks(shown))
 
     def _row_visible(self, widget: QWidget, visible: bool) -> None:
@@ -314,13 +342,17 @@ class QuestionEditor(QScrollArea):
         )
 
     # -- edits ---------------------------------------------------------------
-    def _changed(self, binding: Binding) -> None:
-        """Live validation of what is being typed; the commit waits for a pause."""
+    def _changed(self, binding: Binding, *, on_pause: bool = True) -> None:
+        """Live validation of what is being typed; the commit waits for a pause (or, not
+        ``on_pause``, for the field to be left)."""
         if self._pending is not None and self._pending is not binding:
             self.commit_pending()
         self._pending = binding
         self._show_checks()
-        self._timer.start()
+        if on_pause:
+            self._timer.start()
+        else:
+            self._timer.stop()
 
     def _field(self, path: Path) -> Binding | None:
         return next((b for b in self._bindings if b.path == path and b.widget.isEnabled()), None)

@@ -11,6 +11,7 @@ from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gtreview.app.releases import PublishedRelease, SignoffRelease, VerifyReport
+from gtreview.core.wording import plural
 from gtreview.ui.widgets.html import HtmlBrowser, style
 
 NO_BUNDLE_HTML = (
@@ -137,7 +138,7 @@ def verdict_html(report: VerifyReport) -> str:
     elif not report.readable:
         head = "<h3><span class='err'>INVALID</span></h3><p>The bundle cannot be read:</p>"
     else:
-        head = f"<h3><span class='err'>INVALID ({len(report.problems)} problems)</span></h3>"
+        head = f"<h3><span class='err'>INVALID ({plural(len(report.problems), 'problem')})</span></h3>"
     reasons = "".join(f"<li class='err'>{escape(p.one_line())}</li>" for p in report.problems)
     notes = "".join(f"<li>note: {escape(w)}</li>" for w in report.warnings)
     return head + (f"<ul>{reasons}{notes}</ul>" if reasons or notes else "")

@@ -142,7 +142,8 @@ def build(folder: Path, n_questions: int, repeats: int) -> None:
         started = time.perf_counter()
         root = sample_corpus_dir()
         import_corpus(project.engine, [root / name for name in SAMPLE_CORPUS_FOLDERS])
-        set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+        with unit_of_work(project.engine) as tx:
+            set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
         rubric = _rubric(n_questions)
         with unit_of_work(project.engine) as tx:
             set_id = sets.import_rubric(tx, rubric, source_name="bench.json", source_sha256="b", actor="b")
@@ -226,7 +227,8 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
     wait_idle(app, window)
     set_id = window.set_id
     assert set_id is not None
-    run_id = runs_repo.list_runs(engine)[-1].id
+    with reading(engine) as session:
+        run_id = runs_repo.list_runs(session)[-1].id
     index = review.corpus_index(engine)
     rows: list[tuple[str, list[tuple[float, float, float]], list[float]]] = []
 
@@ -358,11 +360,13 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
             assert view.current().key == flagged[position].key and view.current().settled
             other = flagged[position + 1]
             if decide == "confirm":
-                record = lambda results, o=other: adj.confirm(engine, results.run_id, o.target, o.key, actor="b")  # noqa: E731
+                with unit_of_work(engine) as tx:
+                    record = lambda results, o=other: adj.confirm(tx, results.run_id, o.target, o.key, actor="b")  # noqa: E731
             else:
-                record = lambda results, o=other: adj.override_judgement(  # noqa: E731
-                    engine, results, o.key, actor="b", gate_passed=False, awards={}, reason="gate not met"
-                )
+                with unit_of_work(engine) as tx:
+                    record = lambda results, o=other: adj.override_judgement(  # noqa: E731
+                        tx, results, o.key, actor="b", gate_passed=False, awards={}, reason="gate not met"
+                    )
             old.append(timed(lambda r=record: old_decision(r)))
         rows.append((label, new, old))
     window.close()

@@ -7,6 +7,7 @@ import threading
 import time
 from datetime import UTC, datetime
 
+from gtreview.app.results import run_summaries
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
@@ -360,8 +361,7 @@ def test_quitting_during_a_pass_asks_then_stops_it_cleanly(qtbot, sample_window,
     gate = threading.Event()
     window.run_controller.open_backend = gated_open(window, gate)
     window.start_configured_pass(CONFIG)
-    with reading(window.project.engine) as session:
-        qtbot.waitUntil(lambda: bool(runs_repo.list_runs(session)), timeout=20000)
+    qtbot.waitUntil(lambda: bool(run_summaries(window.project.engine)), timeout=20000)
     asked: list[bool] = []
     window.ask_stop_jobs = lambda _parent, _jobs: asked.append(False) or False  # "No": keep running
     assert window.close() is False and window.isVisible() and window.run_controller.running

@@ -137,14 +137,15 @@ def _opener(questions: dict[str, Question]) -> Callable[[str], ScriptedBackend]:
 def build(folder: Path, n_questions: int, repeats: int) -> None:
     project = open_project(folder) if (folder / DB_FILE).exists() else create_project(folder)
     try:
-        if runs_repo.list_runs(project.engine):
-            return
+        with reading(project.engine) as session:
+            if runs_repo.list_runs(session):
+                return
         started = time.perf_counter()
         root = sample_corpus_dir()
         import_corpus(project.engine, [root / name for name in SAMPLE_CORPUS_FOLDERS])
-        set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
         rubric = _rubric(n_questions)
         with unit_of_work(project.engine) as tx:
+            set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
             set_id = sets.import_rubric(tx, rubric, source_name="bench.json", source_sha256="b", actor="b")
         config = PassConfig(
             name=f"bench {n_questions}x{len(MODELS)}x{repeats}",
@@ -205,6 +206,16 @@ def measure(app: TimedApp, window: Any, trigger: Callable[[], None]) -> tuple[fl
     return slot + sum(spans), max([slot, *spans]), wall
 
 
+def _decide(engine: Any, decide: str, results: Any, item: Any) -> int:
+    """The old controller's record: one decision in its own unit of work."""
+    with unit_of_work(engine) as tx:
+        if decide == "confirm":
+            return adj.confirm(tx, results.run_id, item.target, item.key, actor="b")
+        return adj.override_judgement(
+            tx, results, item.key, actor="b", gate_passed=False, awards={}, reason="gate not met"
+        )
+
+
 def timed(call: Callable[[], object]) -> float:
     start = time.perf_counter()
     call()
@@ -226,7 +237,8 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
     wait_idle(app, window)
     set_id = window.set_id
     assert set_id is not None
-    run_id = runs_repo.list_runs(engine)[-1].id
+    with reading(engine) as session:
+        run_id = runs_repo.list_runs(session)[-1].id
     index = review.corpus_index(engine)
     rows: list[tuple[str, list[tuple[float, float, float]], list[float]]] = []
 
@@ -357,13 +369,7 @@ def run(folder: Path, times: int) -> list[tuple[str, list[tuple[float, float, fl
                 new.append(measure(app, window, view.confirm_button.click))
             assert view.current().key == flagged[position].key and view.current().settled
             other = flagged[position + 1]
-            if decide == "confirm":
-                record = lambda results, o=other: adj.confirm(engine, results.run_id, o.target, o.key, actor="b")  # noqa: E731
-            else:
-                record = lambda results, o=other: adj.override_judgement(  # noqa: E731
-                    engine, results, o.key, actor="b", gate_passed=False, awards={}, reason="gate not met"
-                )
-            old.append(timed(lambda r=record: old_decision(r)))
+            old.append(timed(lambda o=other, d=decide: old_decision(lambda r: _decide(engine, d, r, o))))
         rows.append((label, new, old))
     window.close()
     project.close()

@@ -1,7 +1,7 @@
 """Two processes deciding about one question at once: one approves it, the other retires it.
 
 The approver runs ``workflow.approve`` with a barrier at the entry of its first write
-transaction (``store.db.write_session``, wherever a module imported it): ``"before"``
+transaction (``store.db.unit_of_work``, wherever a module imported it): ``"before"``
 pauses it just before the transaction begins, after everything approve checks outside
 it; ``"inside"`` pauses it holding the write lock. While it is paused the retirer, a
 second process, runs ``workflow.retire``; the test then lets the approver go on, so the
@@ -46,8 +46,8 @@ def make_project(folder: Path) -> int:
 
     project = create_project(folder)
     try:
-        set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
         with unit_of_work(project.engine) as tx:
+            set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
             return sets.import_rubric(
                 tx, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="r", actor="setup"
             )
@@ -63,11 +63,11 @@ def _outcome(call: Any) -> dict[str, Any]:
     return {"ok": True}
 
 
-def _pause_write_sessions(where: str, paused: Any, resume: Any) -> None:
+def _pause_units_of_work(where: str, paused: Any, resume: Any) -> None:
     """Put the barrier at the entry of the first write transaction of this process."""
     from gtreview.store import db
 
-    original = db.write_session
+    original = db.unit_of_work
     first = [True]
 
     @contextmanager
@@ -84,8 +84,8 @@ def _pause_write_sessions(where: str, paused: Any, resume: Any) -> None:
             yield session
 
     for name, module in list(sys.modules.items()):
-        if name.startswith("gtreview") and getattr(module, "write_session", None) is original:
-            module.write_session = barrier  # type: ignore[attr-defined]
+        if name.startswith("gtreview") and getattr(module, "unit_of_work", None) is original:
+            module.unit_of_work = barrier  # type: ignore[attr-defined]
 
 
 def approve(folder: Path, set_id: int, where: str, paused: Any, resume: Any, out: Path) -> None:
@@ -94,7 +94,7 @@ def approve(folder: Path, set_id: int, where: str, paused: Any, resume: Any, out
 
     project = open_project(folder)
     try:
-        _pause_write_sessions(where, paused, resume)
+        _pause_units_of_work(where, paused, resume)
         result = _outcome(lambda: workflow.approve(project.engine, set_id, QID, reviewer="approver"))
     finally:
         project.close()

@@ -42,7 +42,8 @@ def make_project(folder: Path) -> int:
 
     project = create_project(folder)
     try:
-        set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+        with unit_of_work(project.engine) as tx:
+            set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
         with unit_of_work(project.engine) as tx:
             return sets.import_rubric(
                 tx,

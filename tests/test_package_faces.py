@@ -25,7 +25,6 @@ OVERSIZE = {
     "gtreview/report/release.py": 492,
     "gtreview/results/loader.py": 552,
     "gtreview/runs/probes.py": 455,
-    "gtreview/store/runs_repo.py": 408,
     "gtreview/ui/ops.py": 453,
     "gtreview/ui/widgets/results_view.py": 451,
 }

@@ -110,6 +110,7 @@ def test_sample_project_bootstrap_is_idempotent(tmp_path: Path) -> None:
         with reading(project.engine) as session:
             summaries = sets.list_sets(session)
         assert len(summaries) == 1 and summaries[0].question_count >= 8
-        assert len(list_documents(project.engine)) >= 8
+        with reading(project.engine) as session:
+            assert len(list_documents(session)) >= 8
     finally:
         project.close()

@@ -164,12 +164,14 @@ def main() -> None:
 def _passage_text(project: Path, membership: dict[str, Any], row: dict[str, Any]) -> str | None:
     """The text of a scored passage: drawn again as the probe drew it (same seed and N)."""
     from gtreview.runs.membership import split_passages
+    from gtreview.store import db
     from gtreview.store.corpus_repo import load_documents
     from gtreview.store.project import open_project
 
     opened = open_project(project)
     try:
-        documents = load_documents(opened.engine)
+        with db.reading(opened.engine) as session:
+            documents = load_documents(session)
     finally:
         opened.close()
     n = max(membership["n_members"], membership["n_held_out"])

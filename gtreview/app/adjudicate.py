@@ -1,7 +1,8 @@
 """Adjudication by item key: the intents the queue's buttons and ``gtreview adjudicate`` share.
 
 Each function loads what it needs, records one append-only decision through
-``gtreview.app.adjudication`` and says what changed, so a caller refreshes just that.
+``gtreview.app.adjudication`` and says what changed (``Decision.changes``), so a caller
+refreshes just that. The freshness check and the decision are one transaction.
 
 A decision can name the decision it was made against (``expected``: the one in force
 when the item was shown, None for none): if another decision has been recorded or
@@ -18,6 +19,7 @@ from typing import Final
 
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.app.adjudication import (
     AdjudicationError,
@@ -32,8 +34,10 @@ from gtreview.app.adjudication import (
     revert,
 )
 from gtreview.core import numbering
+from gtreview.core.changes import OpChanges
 from gtreview.results.loader import RunResults, load_run_results
 from gtreview.store import adjudication_repo, tables
+from gtreview.store.db import reading, unit_of_work
 
 ANY: Final = -1  # ``expected``: do not check what is in force (the command line names items by key)
 
@@ -76,8 +80,8 @@ class ItemView(BaseModel):
     history: list[HistoryStep]
 
 
-def _in_force(engine: Engine, run_id: int, key: str) -> tables.Adjudication | None:
-    return adjudication_repo.effective(engine, run_id).get(key)
+def _in_force(session: Session, run_id: int, key: str) -> tables.Adjudication | None:
+    return adjudication_repo.effective(session, run_id).get(key)
 
 
 def _decision_text(decision: tables.Adjudication) -> str:
@@ -94,7 +98,8 @@ def _decision_text(decision: tables.Adjudication) -> str:
 
 def item_view(engine: Engine, results: RunResults, item: QueueItem) -> ItemView:
     """The item as it is now (``results`` may be older: the decisions are read fresh)."""
-    current = _in_force(engine, results.run_id, item.key)
+    with reading(engine) as session:
+        current = _in_force(session, results.run_id, item.key)
     why: list[str] = []
     origin = ""
     judge = Marks()
@@ -148,11 +153,11 @@ def item_view(engine: Engine, results: RunResults, item: QueueItem) -> ItemView:
     )
 
 
-def _check_fresh(engine: Engine, run_id: int, key: str, expected: int | None) -> None:
+def _check_fresh(session: Session, run_id: int, key: str, expected: int | None) -> None:
     """Refuse a decision made against a decision no longer in force (or against none)."""
     if expected == ANY:
         return
-    current = _in_force(engine, run_id, key)
+    current = _in_force(session, run_id, key)
     now = None if current is None else current.id
     if now != expected:
         what = "no decision is in force now" if current is None else f"decision {_decision_text(current)} is in force"
@@ -168,6 +173,10 @@ class Decision(BaseModel):
     action: str  # confirm | override | revert
     qid: str
     model: str
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges(adjudications=frozenset({self.run_id}))
 
 
 def queue_of_run(engine: Engine, run_id: int, *, results: RunResults | None = None) -> list[QueueItem]:
@@ -239,21 +248,24 @@ def override_item(
     the expert types, so they are settled by the rules rather than checked one by one."""
     results = results or load_run_results(engine, run_id)
     item = _item(engine, results, key)
-    _check_fresh(engine, run_id, key, expected)
-    if item.target == "pair":
-        if label is None:
-            raise AdjudicationError(f"{key} is a pair: give its verdict (A>>B, A>B, A=B, B>A or B>>A)")
-        decision_id = override_pair(engine, results, key, actor=actor, label=label, reason=reason)
-    elif item.target == "judgement":
-        if gate_passed is None:
-            raise AdjudicationError(f"{key} is an answer's judgement: say whether the gate passed")
-        if not from_form:
-            _check_named_awards(results, item.qid, gate_passed, awards or {})
-        decision_id = override_judgement(
-            engine, results, key, actor=actor, gate_passed=gate_passed, awards=awards or {}, reason=reason
-        )
-    else:
-        raise AdjudicationError(f"{key} is a calibration miss: confirm it or recalibrate; it has no score to override")
+    with unit_of_work(engine) as tx:  # a refusal raised in it writes nothing
+        _check_fresh(tx, run_id, key, expected)
+        if item.target == "pair":
+            if label is None:
+                raise AdjudicationError(f"{key} is a pair: give its verdict (A>>B, A>B, A=B, B>A or B>>A)")
+            decision_id = override_pair(tx, results, key, actor=actor, label=label, reason=reason)
+        elif item.target == "judgement":
+            if gate_passed is None:
+                raise AdjudicationError(f"{key} is an answer's judgement: say whether the gate passed")
+            if not from_form:
+                _check_named_awards(results, item.qid, gate_passed, awards or {})
+            decision_id = override_judgement(
+                tx, results, key, actor=actor, gate_passed=gate_passed, awards=awards or {}, reason=reason
+            )
+        else:
+            raise AdjudicationError(
+                f"{key} is a calibration miss: confirm it or recalibrate; it has no score to override"
+            )
     return Decision(run_id=run_id, key=key, decision_id=decision_id, action="override", qid=item.qid, model=item.model)
 
 
@@ -269,8 +281,9 @@ def confirm_item(
 ) -> Decision:
     results = results or load_run_results(engine, run_id)
     item = _item(engine, results, key)
-    _check_fresh(engine, run_id, key, expected)
-    decision_id = confirm(engine, run_id, item.target, key, actor=actor, reason=reason)
+    with unit_of_work(engine) as tx:
+        _check_fresh(tx, run_id, key, expected)
+        decision_id = confirm(tx, run_id, item.target, key, actor=actor, reason=reason)
     return Decision(run_id=run_id, key=key, decision_id=decision_id, action="confirm", qid=item.qid, model=item.model)
 
 
@@ -288,15 +301,16 @@ def revert_item(
     """Undo a decision on the item: the one named, else the one in force."""
     results = results or load_run_results(engine, run_id)
     item = _item(engine, results, key)
-    _check_fresh(engine, run_id, key, expected)
-    if decision_id is None:
-        current = adjudication_repo.effective(engine, run_id).get(key)
-        if current is None or current.id is None:
-            raise AdjudicationError(f"{key} has no decision in force to revert")
-        decision_id = current.id
-    elif not any(d.id == decision_id for d in adjudication_repo.adjudications(engine, run_id, key)):
-        raise AdjudicationError(f"decision {decision_id} is not about {key}")
-    new_id = revert(engine, run_id, decision_id, actor=actor, reason=reason)
+    with unit_of_work(engine) as tx:
+        _check_fresh(tx, run_id, key, expected)
+        if decision_id is None:
+            current = adjudication_repo.effective(tx, run_id).get(key)
+            if current is None or current.id is None:
+                raise AdjudicationError(f"{key} has no decision in force to revert")
+            decision_id = current.id
+        elif not any(d.id == decision_id for d in adjudication_repo.adjudications(tx, run_id, key)):
+            raise AdjudicationError(f"decision {decision_id} is not about {key}")
+        new_id = revert(tx, run_id, decision_id, actor=actor, reason=reason)
     return Decision(run_id=run_id, key=key, decision_id=new_id, action="revert", qid=item.qid, model=item.model)
 
 

@@ -13,8 +13,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.app.question_calibration import latest_calibrations
+from gtreview.core.changes import OpChanges, OpResult
 from gtreview.core.errors import UserError
 from gtreview.core.grading import settle_awards
 from gtreview.core.rubric import Question
@@ -33,6 +35,7 @@ from gtreview.core.stats import (
 from gtreview.judging.marking import marking_block as marking_block  # re-exported: the marking block a grader reads
 from gtreview.results.loader import PAIR_SCORES, PairResult, RunResults, SampleStatus, load_run_results
 from gtreview.store import adjudication_repo, tables
+from gtreview.store.db import reading, unit_of_work
 
 
 class AdjudicationError(UserError, ValueError):
@@ -69,7 +72,8 @@ class HistoryStep(BaseModel):
 
 
 def adjudication_queue(engine: Engine, results: RunResults, *, set_id: int | None = None) -> list[QueueItem]:
-    decisions = adjudication_repo.effective(engine, results.run_id)
+    with reading(engine) as session:
+        decisions = adjudication_repo.effective(session, results.run_id)
     items: list[QueueItem] = []
     for sample in results.every_sample():
         reason = None
@@ -148,7 +152,7 @@ def _question(results: RunResults, qid: str) -> Question:
 
 
 def override_judgement(
-    engine: Engine,
+    session: Session,
     results: RunResults,
     judgement_key: str,
     *,
@@ -173,7 +177,7 @@ def override_judgement(
             raise AdjudicationError(f"{component.id} award {value} is outside 0..{component.points}")
     settled, total = settle_awards(question, gate_passed, awards)
     return adjudication_repo.add_adjudication(
-        engine,
+        session,
         tables.Adjudication(
             run_id=results.run_id,
             target="judgement",
@@ -188,7 +192,7 @@ def override_judgement(
     )
 
 
-def override_pair(engine: Engine, results: RunResults, pair_key: str, *, actor: str, label: str, reason: str) -> int:
+def override_pair(session: Session, results: RunResults, pair_key: str, *, actor: str, label: str, reason: str) -> int:
     if not reason.strip():
         raise AdjudicationError("an override needs a reason")
     if label not in PAIR_SCORES:
@@ -196,7 +200,7 @@ def override_pair(engine: Engine, results: RunResults, pair_key: str, *, actor: 
     if not any(p.key == pair_key for p in results.every_pair()):
         raise AdjudicationError("no such pair in this pass")
     return adjudication_repo.add_adjudication(
-        engine,
+        session,
         tables.Adjudication(
             run_id=results.run_id,
             target="pair",
@@ -209,24 +213,24 @@ def override_pair(engine: Engine, results: RunResults, pair_key: str, *, actor: 
     )
 
 
-def confirm(engine: Engine, run_id: int, target: str, key: str, *, actor: str, reason: str = "") -> int:
+def confirm(session: Session, run_id: int, target: str, key: str, *, actor: str, reason: str = "") -> int:
     """The judge was right: recorded, so the item leaves the queue."""
     return adjudication_repo.add_adjudication(
-        engine,
+        session,
         tables.Adjudication(
             run_id=run_id, target=target, key=key, actor=actor, action="confirm", reason=reason.strip()
         ),
     )
 
 
-def revert(engine: Engine, run_id: int, decision_id: int, *, actor: str, reason: str) -> int:
+def revert(session: Session, run_id: int, decision_id: int, *, actor: str, reason: str) -> int:
     if not reason.strip():
         raise AdjudicationError("a revert needs a reason")
-    target = next((d for d in adjudication_repo.adjudications(engine, run_id) if d.id == decision_id), None)
+    target = next((d for d in adjudication_repo.adjudications(session, run_id) if d.id == decision_id), None)
     if target is None:
         raise AdjudicationError(f"no decision {decision_id} in this pass")
     return adjudication_repo.add_adjudication(
-        engine,
+        session,
         tables.Adjudication(
             run_id=run_id,
             target=target.target,
@@ -241,7 +245,9 @@ def revert(engine: Engine, run_id: int, decision_id: int, *, actor: str, reason:
 
 def history(engine: Engine, run_id: int, key: str) -> list[HistoryStep]:
     steps = []
-    for row in adjudication_repo.adjudications(engine, run_id, key):
+    with reading(engine) as session:
+        rows = adjudication_repo.adjudications(session, run_id, key)
+    for row in rows:
         if row.action == "override":
             detail = (
                 f"label {row.label}"
@@ -283,7 +289,8 @@ class GradingItem(BaseModel):
 def grading_sample(engine: Engine, run_id: int, *, grader: str, size: int, seed: int = 0) -> list[GradingItem]:
     """A reproducible random sample of answered, not yet hand-graded answers, in random order."""
     results = load_run_results(engine, run_id)
-    done = {g.generation_key for g in adjudication_repo.grades(engine, run_id) if g.grader == grader}
+    with reading(engine) as session:
+        done = {g.generation_key for g in adjudication_repo.grades(session, run_id) if g.grader == grader}
     candidates = [
         s
         for s in results.samples
@@ -308,21 +315,21 @@ def save_grade(
     awards: dict[str, int],
     comment: str = "",
     blind: bool = True,
-) -> int:
+) -> OpResult[int]:
     settled, total = settle_awards(item.question, gate_passed, awards)
-    return adjudication_repo.add_grade(
-        engine,
-        tables.HumanGrade(
-            run_id=run_id,
-            generation_key=item.generation_key,
-            grader=grader,
-            blind=blind,
-            gate_passed=gate_passed,
-            awards_json=json.dumps(settled),
-            total=total,
-            comment=comment,
-        ),
+    grade = tables.HumanGrade(
+        run_id=run_id,
+        generation_key=item.generation_key,
+        grader=grader,
+        blind=blind,
+        gate_passed=gate_passed,
+        awards_json=json.dumps(settled),
+        total=total,
+        comment=comment,
     )
+    with unit_of_work(engine) as tx:
+        grade_id = adjudication_repo.add_grade(tx, grade)
+    return OpResult(grade_id, OpChanges(adjudications=frozenset({run_id})))
 
 
 # -- agreement between judge and experts -----------------------------------------------
@@ -346,7 +353,8 @@ def agreement_report(
     Pass ``results`` when they are already loaded."""
     results = results if results is not None else load_run_results(engine, run_id)
     by_generation = {s.generation_key: s for s in results.samples}
-    grades = adjudication_repo.grades(engine, run_id)
+    with reading(engine) as session:
+        grades = adjudication_repo.grades(session, run_id)
     judge_gate: list[bool] = []
     expert_gate: list[bool] = []
     judge_totals: list[int | None] = []

@@ -12,8 +12,17 @@ from sqlalchemy import Engine
 from gtreview.core.corpus import ParsedDocument
 from gtreview.corpus.readers import CorpusImportError, parse_file
 from gtreview.inputs import InputReadError, check_regular_file
+from gtreview.store import db
+from gtreview.store.corpus_repo import (
+    BATCH_BYTES,
+    BATCH_ROWS,
+    DocumentConflictError,
+    rows_of,
+    store_batch,
+    stored_documents,
+    stored_so_far,
+)
 from gtreview.store.corpus_repo import CorpusImportReport as CorpusImportReport  # re-exported: what an import returns
-from gtreview.store.corpus_repo import import_documents, stored_so_far
 
 SUPPORTED_SUFFIXES = frozenset({".txt", ".md", ".csv", ".pdf"})
 
@@ -79,6 +88,62 @@ def import_corpus(
         return import_documents(engine, _parsed_one_by_one(files, progress), report=report)
     except CorpusImportError as exc:
         raise CorpusImportError(exc.file, f"{exc.reason} ({stored_so_far(report)})") from None
+
+
+def import_documents(
+    engine: Engine,
+    documents: Iterable[ParsedDocument],
+    *,
+    batch_rows: int = BATCH_ROWS,
+    report: CorpusImportReport | None = None,
+) -> CorpusImportReport:
+    """Store ``documents``, each whole, in short transactions of about ``batch_rows`` rows.
+
+    ``documents`` may be a generator that parses each file when asked: a batch is
+    written as soon as it is full and let go, so an import holds about one batch of
+    parsed files in memory, not the whole corpus. A document whose bytes are already in
+    the project (same sha256) is skipped, so importing the same files again changes
+    nothing, and two imports of one corpus at once give one copy of each document (each
+    batch looks again, under the write lock, for what another import stored meanwhile).
+    A different file under a name already taken is refused rather than silently
+    replacing what locators point at. An import stopped half-way (an error, a kill)
+    leaves whole documents only, named in ``report`` (pass one in to read it after an
+    error); rerunning it stores the rest. One unit of work per batch, on purpose: what
+    is stored stays stored, and the lock is held briefly.
+    """
+    report = report if report is not None else CorpusImportReport()
+    with db.reading(engine) as session:
+        known = stored_documents(session)
+    taken = set(known.values())
+    seen: set[str] = set()
+    batch: list[ParsedDocument] = []
+    rows = size = 0
+    for document in documents:
+        if document.sha256 in known or document.sha256 in seen:
+            report.unchanged.append(document.name)
+            continue
+        if document.name in taken:
+            raise DocumentConflictError(
+                f"{document.name}: a different file with this name is already in the project; " + stored_so_far(report)
+            )
+        seen.add(document.sha256)
+        taken.add(document.name)
+        if batch and (rows + rows_of(document) > batch_rows or size + document.size_bytes > BATCH_BYTES):
+            _store(engine, batch, report)
+            batch, rows, size = [], 0, 0
+        batch.append(document)
+        rows += rows_of(document)
+        size += document.size_bytes
+    if batch:
+        _store(engine, batch, report)
+    return report
+
+
+def _store(engine: Engine, batch: list[ParsedDocument], report: CorpusImportReport) -> None:
+    with db.unit_of_work(engine) as tx:
+        added, unchanged = store_batch(tx, batch, report)
+    report.added.extend(added)  # once committed: the report names what is stored
+    report.unchanged.extend(unchanged)
 
 
 def _parsed_one_by_one(files: list[tuple[Path, str]], progress: ImportProgress | None) -> Iterator[ParsedDocument]:

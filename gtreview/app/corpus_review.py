@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
+from sqlmodel import Session
 
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.corpus.inventory import CorpusInventory, build_inventory, inventory_to_markdown
 from gtreview.store.corpus_repo import list_documents, load_documents
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import Project
 from gtreview.store.settings_repo import get_setting, set_setting
 
@@ -35,16 +38,19 @@ class CorpusDocument(BaseModel):
 
 
 def corpus_documents(engine: Engine) -> list[CorpusDocument]:
+    with reading(engine) as session:
+        documents = list_documents(session)
     return [
         CorpusDocument(name=d.name, title=d.title, kind=d.kind, pages=d.page_count, rows=d.row_count, sha256=d.sha256)
-        for d in list_documents(engine)
+        for d in documents
     ]
 
 
 def inventory_with_confirmations(engine: Engine) -> CorpusInventory:
     """The inventory of the project's corpus, with the expert's earlier confirmations applied."""
-    inventory = build_inventory(load_documents(engine))
-    confirmed = set(confirmed_synonyms(engine))
+    with reading(engine) as session:
+        inventory = build_inventory(load_documents(session))
+        confirmed = set(_confirmed(session))
     for cluster in inventory.variants:
         cluster.confirmed = cluster.canonical in confirmed
     return inventory
@@ -62,18 +68,26 @@ def corpus_inventory(project: Project, *, allow_empty: bool = False) -> CorpusIn
 
 
 def confirmed_synonyms(engine: Engine) -> dict[str, list[str]]:
-    value = get_setting(engine, CONFIRMED_SYNONYMS, {})
+    with reading(engine) as session:
+        return _confirmed(session)
+
+
+def _confirmed(session: Session) -> dict[str, list[str]]:
+    value = get_setting(session, CONFIRMED_SYNONYMS, {})
     return {str(k): [str(v) for v in vs] for k, vs in value.items()} if isinstance(value, dict) else {}
 
 
-def set_synonym_confirmed(engine: Engine, canonical: str, variants: list[str], confirmed: bool) -> None:
-    """Record the expert's decision on one proposed synonym family (kept in the project)."""
-    table = confirmed_synonyms(engine)
-    if confirmed:
-        table[canonical] = sorted(set(variants))
-    else:
-        table.pop(canonical, None)
-    set_setting(engine, CONFIRMED_SYNONYMS, table)
+def set_synonym_confirmed(engine: Engine, canonical: str, variants: list[str], confirmed: bool) -> OpChanges:
+    """Record the expert's decision on one proposed synonym family (kept in the project;
+    read and written in one transaction, so two decisions at once both stay)."""
+    with unit_of_work(engine) as tx:
+        table = _confirmed(tx)
+        if confirmed:
+            table[canonical] = sorted(set(variants))
+        else:
+            table.pop(canonical, None)
+        set_setting(tx, CONFIRMED_SYNONYMS, table)
+    return OpChanges(settings=frozenset({CONFIRMED_SYNONYMS}))
 
 
 # The report as the corpus view and ``gtreview corpus inventory`` print it (Markdown), named

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.authoring.authority import AuthorityContract as AuthorityContract  # re-exported: the front-ends show it
 from gtreview.authoring.authority import default_contract, reorder
@@ -26,11 +27,13 @@ from gtreview.authoring.pipeline import (
 from gtreview.authoring.pipeline import DraftResult as DraftResult
 from gtreview.authoring.pipeline import NothingToSaveError, draft_set, save_drafts
 from gtreview.authoring.pricing import PriceTable, load_price_table
+from gtreview.core.changes import OpChanges, OpResult
 from gtreview.core.corpus import ParsedDocument
 from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
 from gtreview.store.corpus_repo import load_documents
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.settings_repo import get_setting, set_setting
 
 AUTHORITY_CONTRACT = "source_authority_contract"
@@ -56,21 +59,33 @@ class DraftOutcome(BaseModel):
     requested: int
 
     @property
+    def changes(self) -> OpChanges:
+        """The new set, when one was saved."""
+        return OpChanges(sets=frozenset({self.set_id})) if self.set_id is not None else OpChanges()
+
+    @property
     def complete(self) -> bool:
         """Every stage item succeeded and the set was saved."""
         return self.set_id is not None and not self.result.failures
 
 
 def project_contract(engine: Engine) -> AuthorityContract:
-    stored = get_setting(engine, AUTHORITY_CONTRACT)
+    with reading(engine) as session:
+        return _contract(session)
+
+
+def _contract(session: Session) -> AuthorityContract:
+    stored = get_setting(session, AUTHORITY_CONTRACT)
     return AuthorityContract.model_validate(stored) if stored else default_contract()
 
 
-def set_contract_order(engine: Engine, keys: list[str]) -> AuthorityContract:
-    """Re-rank the project's source classes (highest authority first) and keep it."""
-    contract = reorder(project_contract(engine), keys)
-    set_setting(engine, AUTHORITY_CONTRACT, contract.model_dump(mode="json"))
-    return contract
+def set_contract_order(engine: Engine, keys: list[str]) -> OpResult[AuthorityContract]:
+    """Re-rank the project's source classes (highest authority first) and keep it (read
+    and written in one transaction)."""
+    with unit_of_work(engine) as tx:
+        contract = reorder(_contract(tx), keys)
+        set_setting(tx, AUTHORITY_CONTRACT, contract.model_dump(mode="json"))
+    return OpResult(contract, OpChanges(settings=frozenset({AUTHORITY_CONTRACT})))
 
 
 def read_prices(path: Path | None) -> PriceTable:
@@ -80,7 +95,8 @@ def read_prices(path: Path | None) -> PriceTable:
 
 def drafting_corpus(engine: Engine, context_chars: int) -> tuple[list[ParsedDocument], list[SourcePassage]]:
     """The project's documents and the passages a draft is shown; checked before any model is loaded."""
-    documents = load_documents(engine)
+    with reading(engine) as session:
+        documents = load_documents(session)
     if not documents:
         raise DraftSetupError("the project has no corpus documents; import some first")
     passages = select_passages(documents, max_chars=context_chars)

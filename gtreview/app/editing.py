@@ -14,6 +14,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.core.findings import Finding
 from gtreview.core.jsonformat import dumps_harness_json
@@ -33,6 +34,14 @@ class SaveResult(BaseModel):
     version: int
     findings: list[Finding]
     withdrawn: ReviewStatus | None = None  # the status the save took away (an approval, a review)
+    set_id: int
+    qid: str  # the question's id after the save
+    renamed: bool = False  # its id changed: the set's rows change too
+
+    @property
+    def changes(self) -> OpChanges:
+        changed = OpChanges.of_questions(self.set_id, self.qid)
+        return changed | OpChanges(sets=frozenset({self.set_id})) if self.renamed else changed
 
 
 EditConflictError = sets.EditConflictError  # a stale edit, refused; it carries the edit back
@@ -79,7 +88,14 @@ def _save(
     with reading(engine) as session:
         content = sets.load_version(session, set_id, saved.qid, saved.version).to_json_dict()
     withdrawn = saved.status_before if saved.status_after is not saved.status_before else None
-    return SaveResult(version=saved.version, findings=validate_question(content), withdrawn=withdrawn)
+    return SaveResult(
+        version=saved.version,
+        findings=validate_question(content),
+        withdrawn=withdrawn,
+        set_id=set_id,
+        qid=saved.qid,
+        renamed=saved.qid != qid,
+    )
 
 
 def save_content(
@@ -101,7 +117,8 @@ def save_content(
     """
     validated = _validated(content)
     new_qid = validated["id"]
-    if new_qid != qid:
+    renaming = new_qid != qid
+    if renaming:
         renamed = _save(
             engine,
             set_id,
@@ -112,9 +129,10 @@ def save_content(
             base_version=base_version,
         )
         qid, base_version = new_qid, renamed.version
-    return _save(
+    saved = _save(
         engine, set_id, qid, lambda _current: validated, author=author, comment=comment, base_version=base_version
     )
+    return saved.model_copy(update={"renamed": True}) if renaming else saved
 
 
 def apply_edit(

@@ -81,14 +81,13 @@ def rubric_key_for(
     ``configs/rubrics.json`` that lists the rubric's file; failing those, the set's file
     name without its suffix, with a warning (the leaderboard ranks only registry keys).
     """
-    stored = read_run_config(engine, results.run_id)
-    if stored.harness is not None and stored.harness.rubric_key:
-        return stored.harness.rubric_key, []
-    source = ""
-    if results.set_id is not None:
-        with reading(engine) as session:
+    with reading(engine) as session:
+        stored = read_run_config(session, results.run_id)
+        if stored.harness is not None and stored.harness.rubric_key:
+            return stored.harness.rubric_key, []
+        source = ""
+        if results.set_id is not None:
             source = next((s.source_name for s in sets.list_sets(session) if s.id == results.set_id), "")
-        with reading(engine) as session:
             rubric = rubric or Rubric.model_validate({**sets.set_header(session, results.set_id), "questions": []})
     names = [n for n in (rubric_file, stored.harness.rubric_file if stored.harness else None, source) if n]
     if rubric is not None and (key := rubric_key_of(rubric)):

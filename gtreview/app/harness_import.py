@@ -37,7 +37,7 @@ from gtreview.interop.harness_files import (
 )
 from gtreview.runs.record import HarnessSource, RunSource, RunStatus, new_import_config
 from gtreview.runs.statuses import GenerationStatus, JudgementStatus
-from gtreview.store import runs_repo, tables
+from gtreview.store import db, runs_repo, tables
 
 __all__ = [
     "Disagreement",
@@ -318,7 +318,10 @@ def import_harness_files(
     if key is None and rubrics_registry is not None:
         report.warnings.append(f"{rubrics_registry} lists no entry for {rubric_file}: the run has no rubric key")
     report.unmatched_ids = [e.id for e in inputs.entries if question_for(e.id, questions) is None]
-    existing = runs_repo.find_run(engine, source=RunSource.HARNESS, rubric_hash=rubric_hash, config_hash=config_hash)
+    with db.reading(engine) as session:
+        existing = runs_repo.find_run(
+            session, source=RunSource.HARNESS, rubric_hash=rubric_hash, config_hash=config_hash
+        )
     build = _Import(existing or 0, f"harness:{config_hash[:16]}", labels, report)
     for entry, question in inputs.matched:
         build.score_entry(entry, question)
@@ -332,31 +335,29 @@ def import_harness_files(
     if existing is not None:
         report.run_id, report.already_imported = existing, True
         return report
-    run_id = runs_repo.create_run(
-        engine,
-        name=name,
-        rubric_hash=rubric_hash,
-        source=RunSource.HARNESS,
-        status=RunStatus.IMPORTED,
-        set_id=set_id,
-        config=new_import_config(
-            HarnessSource(
-                scores=str(scores) if scores else None,
-                answers={k: str(v) for k, v in answers.items()},
-                errors={k: str(v) for k, v in errors.items()},
-                labels=list(labels),
-                base=inputs.base,
-                rubric_key=key,
-                rubric_file=rubric_file,
-            ),
-            rubric.questions,
-            config_hash=config_hash,
-        ),
+    harness = HarnessSource(
+        scores=str(scores) if scores else None,
+        answers={k: str(v) for k, v in answers.items()},
+        errors={k: str(v) for k, v in errors.items()},
+        labels=list(labels),
+        base=inputs.base,
+        rubric_key=key,
+        rubric_file=rubric_file,
     )
-    records: list[Record] = [*build.generations.values(), *build.records]
-    for record in records:
-        record.run_id = run_id
-    runs_repo.add_records(engine, records)
+    with db.unit_of_work(engine) as tx:  # the run and its records, or nothing
+        run_id = runs_repo.create_run(
+            tx,
+            name=name,
+            rubric_hash=rubric_hash,
+            source=RunSource.HARNESS,
+            status=RunStatus.IMPORTED,
+            set_id=set_id,
+            config=new_import_config(harness, rubric.questions, config_hash=config_hash),
+        )
+        records: list[Record] = [*build.generations.values(), *build.records]
+        for record in records:
+            record.run_id = run_id
+        runs_repo.add_records(tx, records)
     report.run_id = run_id
     return report
 

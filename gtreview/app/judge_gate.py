@@ -223,7 +223,9 @@ def _expert_gate(
     qids: list[str] = []
     pairs: list[GradedPair] = []
     questions = {q.id: q for q in results.questions}
-    for grade in adjudication_repo.grades(engine, results.run_id):
+    with reading(engine) as session:
+        grades = adjudication_repo.grades(session, results.run_id)
+    for grade in grades:
         sample = by_generation.get(grade.generation_key)
         own = _judge_own(sample) if grade.blind and sample is not None else None
         if sample is None or own is None:

@@ -12,10 +12,12 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.core.errors import UserError
 from gtreview.runs.membership import MembershipReport, MembershipSplit, SplitError, resolve_split
 from gtreview.store.corpus_repo import load_documents
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.settings_repo import MEMBERSHIP_SPLIT, get_setting, set_setting
 
 __all__ = [
@@ -45,23 +47,31 @@ def _split(members: Sequence[str], held_out: Sequence[str]) -> MembershipSplit:
 
 def resolve_membership_split(engine: Engine, split: MembershipSplit) -> tuple[list[str], list[str]]:
     """The member and held-out document names the split's globs match in this corpus."""
+    with reading(engine) as session:
+        return _resolve(session, split)
+
+
+def _resolve(session: Session, split: MembershipSplit) -> tuple[list[str], list[str]]:
     try:
-        return resolve_split(load_documents(engine), split)
+        return resolve_split(load_documents(session), split)
     except SplitError as exc:
         raise MembershipSplitError(str(exc)) from None
 
 
 def mark_membership_split(engine: Engine, members: Sequence[str], held_out: Sequence[str]) -> MembershipSplit:
-    """Check the split against the corpus and keep it as the project's (replacing any)."""
+    """Check the split against the corpus and keep it as the project's (replacing any),
+    in one transaction: the corpus it was checked against is the one it is kept for."""
     split = _split(members, held_out)
-    resolve_membership_split(engine, split)
-    set_setting(engine, MEMBERSHIP_SPLIT, split.model_dump(mode="json"))
+    with unit_of_work(engine) as tx:
+        _resolve(tx, split)
+        set_setting(tx, MEMBERSHIP_SPLIT, split.model_dump(mode="json"))
     return split
 
 
 def stored_membership_split(engine: Engine) -> MembershipSplit | None:
     """The split last marked in this project, or None (also for one no longer readable)."""
-    value = get_setting(engine, MEMBERSHIP_SPLIT)
+    with reading(engine) as session:
+        value = get_setting(session, MEMBERSHIP_SPLIT)
     if not isinstance(value, dict):
         return None
     try:

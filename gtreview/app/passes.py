@@ -37,7 +37,7 @@ from gtreview.runs.plan import PassConfig
 from gtreview.runs.record import RunSource, RunStatus, read_run_config
 from gtreview.runs.statuses import GenerationStatus
 from gtreview.store import runs_repo, sets
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 
 
 class PassSetupError(UserError):
@@ -88,14 +88,15 @@ def models_from_config(
 def _check_generations(engine: Engine, result: PassResult) -> None:
     """Raise ``GenerationsFailed`` (and mark the run stopped) when a model produced no usable answer."""
     by_model: dict[str, list[tuple[str, str]]] = {}
-    for generation in runs_repo.run_generations(engine, result.run_id):
-        by_model.setdefault(generation.model_label, []).append(
-            (generation.status, f"{generation.qid}: {generation.error}")
-        )
-    failed = [(m, g) for m, g in by_model.items() if g and all(status != GenerationStatus.OK for status, _ in g)]
-    if not failed:
-        return
-    runs_repo.set_run_status(engine, result.run_id, RunStatus.STOPPED)
+    with unit_of_work(engine) as tx:
+        for generation in runs_repo.run_generations(tx, result.run_id):
+            by_model.setdefault(generation.model_label, []).append(
+                (generation.status, f"{generation.qid}: {generation.error}")
+            )
+        failed = [(m, g) for m, g in by_model.items() if g and all(status != GenerationStatus.OK for status, _ in g)]
+        if not failed:
+            return
+        runs_repo.set_run_status(tx, result.run_id, RunStatus.STOPPED)
     model, generations = failed[0]
     others = f" (and every one of {', '.join(m for m, _ in failed[1:])})" if len(failed) > 1 else ""
     raise GenerationsFailed(
@@ -214,7 +215,8 @@ def heartbeat(engine: Engine, every_s: float | None = None) -> Iterator[None]:
     def beat() -> None:
         while not stop.wait(interval):
             try:
-                runs_repo.heartbeat(engine, owner)
+                with unit_of_work(engine) as tx:  # stored at once: other processes read it
+                    runs_repo.heartbeat(tx, owner)
             except Exception:  # noqa: BLE001 - a missed beat (a locked database) is retried at the next
                 continue
 
@@ -283,7 +285,8 @@ class ResumablePass(BaseModel):
 def resumable_pass(engine: Engine, run_id: int) -> ResumablePass:
     """The stored configuration of a stopped (or interrupted) pass of a project set;
     a run that cannot be resumed is refused in one line that says why."""
-    summary = next((r for r in runs_repo.list_runs(engine) if r.id == run_id), None)
+    with reading(engine) as session:
+        summary = next((r for r in runs_repo.list_runs(session) if r.id == run_id), None)
     if summary is None:
         raise PassSetupError(f"the project has no run {run_id}")
     if summary.source is not RunSource.PASS:
@@ -292,7 +295,8 @@ def resumable_pass(engine: Engine, run_id: int) -> ResumablePass:
         raise PassSetupError(f"run {run_id} is running ({summary.owner}); there is nothing to resume")
     if summary.status is RunStatus.FINISHED:
         raise PassSetupError(f"run {run_id} finished; there is nothing to resume")
-    stored = read_run_config(engine, run_id).pass_config
+    with reading(engine) as session:
+        stored = read_run_config(session, run_id).pass_config
     if stored is None:
         raise PassSetupError(f"run {run_id} keeps no pass configuration to resume from")
     if summary.set_id is None:

@@ -51,6 +51,7 @@ from gtreview.runs.probes import (
     sample_passage_records,
 )
 from gtreview.runs.record import update_run_config
+from gtreview.store import db
 from gtreview.store.corpus_repo import load_documents
 
 LOCAL_KINDS = ("llama", "hf")
@@ -160,7 +161,8 @@ def _store_with_run(
     }
     if membership is not None:
         probes["membership"] = membership.model_dump(mode="json")
-    update_run_config(engine, results.run_id, probes=probes)
+    with db.unit_of_work(engine) as tx:
+        update_run_config(tx, results.run_id, probes=probes)
     if not judge_gate(engine, results.run_id, results=results).gated:
         return None  # a judge that may be noise: its reasoning points decide nothing
     analysis = analyse(results, n_boot=500, n_perm=2000)
@@ -172,7 +174,9 @@ def _membership_passages(engine: Engine, split: MembershipSplit, per_side: int, 
     from gtreview.app.membership import MembershipSplitError, resolve_membership_split
 
     members, held_out = resolve_membership_split(engine, split)
-    passages = split_passages(load_documents(engine), members, held_out, per_side, seed=seed)
+    with db.reading(engine) as session:
+        documents = load_documents(session)
+    passages = split_passages(documents, members, held_out, per_side, seed=seed)
     for side, names in (("member", members), ("held-out", held_out)):
         if not any(p.side == side for p in passages):
             raise MembershipSplitError(
@@ -199,7 +203,8 @@ def run_memorisation_probes(
     The pass and the split are read before any model loads, so a wrong run id or a
     glob that matches nothing costs nothing.
     """
-    documents = load_documents(engine)
+    with db.reading(engine) as session:
+        documents = load_documents(session)
     records = sample_passage_records(documents, passages, seed=seed)
     texts = [text for _, text in records]
     if len(texts) < 2:

@@ -14,11 +14,12 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Engine
 
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.inference.spec_passwords import keep_spec
 from gtreview.inference.specs import parse_model_spec
 from gtreview.runs.plan import PassConfig
-from gtreview.store.db import write_session
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.sets import CALIBRATION_NOT_REQUIRED, CALIBRATION_REQUIRED, log_project_action
 from gtreview.store.settings_repo import (
     APPROVAL_REQUIRES_CALIBRATION,
@@ -26,25 +27,27 @@ from gtreview.store.settings_repo import (
     JUDGE_GATE_THRESHOLD,
     JUDGE_SPEC,
     get_setting,
-    put_setting,
     set_setting,
 )
 
 
 def project_judge(engine: Engine) -> str:
     """The judge spec the project uses for calibration and passes ('' when none is set)."""
-    value = get_setting(engine, JUDGE_SPEC)
+    with reading(engine) as session:
+        value = get_setting(session, JUDGE_SPEC)
     return value.strip() if isinstance(value, str) else ""
 
 
-def set_project_judge(engine: Engine, spec: str) -> str:
+def set_project_judge(engine: Engine, spec: str) -> OpChanges:
     """Keep ``spec`` as the project's judge, its URL password in the keyring; a spec that
     cannot be read, or a password that cannot be kept, is refused in one line."""
     spec = spec.strip()
     if spec:
         parse_model_spec(spec)  # ModelSpecError (a UserError) names what is wrong
-    set_setting(engine, JUDGE_SPEC, keep_spec(spec))
-    return JUDGE_SPEC
+    kept = keep_spec(spec)
+    with unit_of_work(engine) as tx:
+        set_setting(tx, JUDGE_SPEC, kept)
+    return _changed(JUDGE_SPEC)
 
 
 LAST_PASS = "last_pass"
@@ -52,7 +55,8 @@ LAST_PASS = "last_pass"
 
 def last_pass(engine: Engine) -> PassConfig | None:
     """The pass last started in this project (models, judge, repeats, sampling), if any."""
-    value = get_setting(engine, LAST_PASS)
+    with reading(engine) as session:
+        value = get_setting(session, LAST_PASS)
     if not isinstance(value, dict):
         return None
     try:
@@ -61,7 +65,7 @@ def last_pass(engine: Engine) -> PassConfig | None:
         return None
 
 
-def set_last_pass(engine: Engine, config: PassConfig) -> str:
+def set_last_pass(engine: Engine, config: PassConfig) -> OpChanges:
     """Keep ``config`` for the Run dialog, each spec's URL password in the keyring (every
     password kept before anything is written, so a refusal writes nothing)."""
     kept = config.model_copy(
@@ -70,21 +74,25 @@ def set_last_pass(engine: Engine, config: PassConfig) -> str:
             "judge": keep_spec(config.judge),
         }
     )
-    set_setting(engine, LAST_PASS, kept.model_dump(mode="json"))
-    return LAST_PASS
+    with unit_of_work(engine) as tx:
+        set_setting(tx, LAST_PASS, kept.model_dump(mode="json"))
+    return _changed(LAST_PASS)
 
 
-def set_approval_requires_calibration(engine: Engine, required: bool, *, actor: str, reason: str = "") -> str:
+def set_approval_requires_calibration(engine: Engine, required: bool, *, actor: str, reason: str = "") -> OpChanges:
     """Require (or stop requiring) a reproduced calibration before an approval. A change
     is an entry of the review log (who, when, why), in the same transaction: approvals
     made while it is off are marked as such, and so are the sign-offs and releases of them."""
-    with write_session(engine) as session:
-        before = put_setting(session, APPROVAL_REQUIRES_CALIBRATION, bool(required))
+    with unit_of_work(engine) as tx:
+        before = set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, bool(required))
         if (True if before is None else bool(before)) != bool(required):  # unset: required
             action = CALIBRATION_REQUIRED if required else CALIBRATION_NOT_REQUIRED
-            log_project_action(session, actor=actor, action=action, comment=reason)
-        session.commit()
-    return APPROVAL_REQUIRES_CALIBRATION
+            log_project_action(tx, actor=actor, action=action, comment=reason)
+    return _changed(APPROVAL_REQUIRES_CALIBRATION)
+
+
+def _changed(*keys: str) -> OpChanges:
+    return OpChanges(settings=frozenset(keys))
 
 
 class GateSettingError(UserError, ValueError):
@@ -99,31 +107,26 @@ DEFAULT_GATE_MEASURE: GateMeasure = "weighted_kappa"
 
 def judge_gate_threshold(engine: Engine) -> float:
     """The lower bound the judge's agreement with the expert must reach (default 0.6)."""
-    value = get_setting(engine, JUDGE_GATE_THRESHOLD)
+    with reading(engine) as session:
+        value = get_setting(session, JUDGE_GATE_THRESHOLD)
     ok = isinstance(value, int | float) and not isinstance(value, bool) and -1 <= value <= 1
     return float(value) if ok else DEFAULT_GATE_THRESHOLD
 
 
-def set_judge_gate_threshold(engine: Engine, threshold: float) -> str:
-    if not math.isfinite(threshold) or not -1 <= threshold <= 1:
-        raise GateSettingError(f"a judge-gate threshold is an agreement in -1..1, not {threshold}")
-    set_setting(engine, JUDGE_GATE_THRESHOLD, float(threshold))
-    return JUDGE_GATE_THRESHOLD
+def set_judge_gate_threshold(engine: Engine, threshold: float) -> OpChanges:
+    return set_judge_gate_settings(engine, threshold=threshold)
 
 
 def judge_gate_measure(engine: Engine) -> GateMeasure:
     """The agreement on totals the gate reads: quadratic weighted kappa (default) or
     Krippendorff's interval alpha."""
-    value = get_setting(engine, JUDGE_GATE_MEASURE)
+    with reading(engine) as session:
+        value = get_setting(session, JUDGE_GATE_MEASURE)
     return next((m for m in GATE_MEASURES if m == value), DEFAULT_GATE_MEASURE)
 
 
-def set_judge_gate_measure(engine: Engine, measure: str) -> str:
-    chosen = next((m for m in GATE_MEASURES if m == measure), None)
-    if chosen is None:
-        raise GateSettingError(f"{measure!r} is not a judge-gate measure ({', '.join(GATE_MEASURES)})")
-    set_setting(engine, JUDGE_GATE_MEASURE, chosen)
-    return JUDGE_GATE_MEASURE
+def set_judge_gate_measure(engine: Engine, measure: str) -> OpChanges:
+    return set_judge_gate_settings(engine, measure=measure)
 
 
 GATE_SETTING_KEYS = frozenset({JUDGE_GATE_THRESHOLD, JUDGE_GATE_MEASURE})
@@ -141,21 +144,25 @@ def judge_gate_settings(engine: Engine) -> JudgeGateSettings:
     return JudgeGateSettings(measure=judge_gate_measure(engine), threshold=judge_gate_threshold(engine))
 
 
-def set_judge_gate_settings(
-    engine: Engine, *, threshold: float | None = None, measure: str | None = None
-) -> frozenset[str]:
-    """Keep the threshold and/or the measure; both are checked before either is written,
-    so a bad value changes nothing. Returns the keys written."""
+def set_judge_gate_settings(engine: Engine, *, threshold: float | None = None, measure: str | None = None) -> OpChanges:
+    """Keep the threshold and/or the measure, in one transaction; both are checked before
+    either is written, so a bad value changes nothing. Its changes name the keys written."""
     if threshold is not None and (not math.isfinite(threshold) or not -1 <= threshold <= 1):
         raise GateSettingError(f"a judge-gate threshold is an agreement in -1..1, not {threshold}")
-    if measure is not None and measure not in GATE_MEASURES:
+    chosen = next((m for m in GATE_MEASURES if m == measure), None)
+    if measure is not None and chosen is None:
         raise GateSettingError(f"{measure!r} is not a judge-gate measure ({', '.join(GATE_MEASURES)})")
-    changed = set()
-    if threshold is not None:
-        changed.add(set_judge_gate_threshold(engine, threshold))
-    if measure is not None:
-        changed.add(set_judge_gate_measure(engine, measure))
-    return frozenset(changed)
+    changed: list[str] = []
+    if threshold is None and chosen is None:
+        return _changed()
+    with unit_of_work(engine) as tx:
+        if threshold is not None:
+            set_setting(tx, JUDGE_GATE_THRESHOLD, float(threshold))
+            changed.append(JUDGE_GATE_THRESHOLD)
+        if chosen is not None:
+            set_setting(tx, JUDGE_GATE_MEASURE, chosen)
+            changed.append(JUDGE_GATE_MEASURE)
+    return _changed(*changed)
 
 
 __all__ = [

@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from gtreview.app.judging import OpenBackend, open_judge
 from gtreview.core.activity import JobProgress
+from gtreview.core.changes import OpChanges
 from gtreview.core.errors import Cancelled
 from gtreview.core.redaction import redact
 from gtreview.core.review_flow import is_active
@@ -81,9 +82,17 @@ def calibrate_questions(
         if progress is not None:
             progress(fixture_progress(check, done, total, time.monotonic() - started))
 
-    report = calibrate(
-        backend, questions, settings=settings, global_variants=header.global_variants, on_fixture=judged, cancel=cancel
-    )
+    try:
+        report = calibrate(
+            backend,
+            questions,
+            settings=settings,
+            global_variants=header.global_variants,
+            on_fixture=judged,
+            cancel=cancel,
+        )
+    except Cancelled as exc:  # what it finished is kept: those questions changed
+        raise CalibrationCancelled(str(exc), OpChanges.of_questions(set_id, *kept)) from exc
     for result in report.questions:  # a question without fixtures is kept as not reproduced
         if result.question_id not in kept:
             keep(result)
@@ -141,7 +150,15 @@ def calibrate_set(
 
 
 class CalibrationCancelled(Cancelled):
-    """The calibration was cancelled; every question it finished is kept."""
+    """The calibration was cancelled; every question it finished is kept (its ``changes``)."""
+
+    def __init__(self, message: str, changes: OpChanges | None = None) -> None:
+        super().__init__(message)
+        self._changes = changes if changes is not None else OpChanges()
+
+    @property
+    def changes(self) -> OpChanges:
+        return self._changes
 
 
 def active_qids(engine: Engine, set_id: int) -> list[str]:
@@ -169,4 +186,5 @@ def latest_calibrations(engine: Engine, set_id: int) -> dict[str, tuple[str, Que
 
 
 def approval_requires_calibration(engine: Engine) -> bool:
-    return bool(get_setting(engine, APPROVAL_REQUIRES_CALIBRATION, True))
+    with reading(engine) as session:
+        return bool(get_setting(session, APPROVAL_REQUIRES_CALIBRATION, True))

@@ -32,7 +32,7 @@ from gtreview.report.signing import (
     read_trusted_keys,
     resolve_signing_key,
 )
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.sets import SignoffInfo, signoff_by_id
 from gtreview.store.settings_repo import PUBLISHED_RELEASES, append_to_setting, get_setting
 
@@ -79,7 +79,8 @@ def create_release_bundle(
         add_trusted_key(signing_key.public_key, signing_key.name, project_trusted_keys_file(project_folder))
     manifest = Manifest.model_validate_json((info.folder / MANIFEST).read_bytes())
     published = PublishedRelease(set_id=set_id, created_at=manifest.created_at, **info.model_dump())
-    append_to_setting(engine, PUBLISHED_RELEASES, published.model_dump(mode="json"))
+    with unit_of_work(engine) as tx:
+        append_to_setting(tx, PUBLISHED_RELEASES, published.model_dump(mode="json"))
     return info
 
 
@@ -119,7 +120,9 @@ class SignoffRelease(BaseModel):
 def published_releases(engine: Engine) -> list[PublishedRelease]:
     """Every bundle written from the project, oldest first (an entry that cannot be read is left out)."""
     found = []
-    for entry in get_setting(engine, PUBLISHED_RELEASES, []) or []:
+    with reading(engine) as session:
+        entries = get_setting(session, PUBLISHED_RELEASES, []) or []
+    for entry in entries:
         try:
             found.append(PublishedRelease.model_validate(entry))
         except ValidationError:

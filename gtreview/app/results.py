@@ -18,6 +18,7 @@ from gtreview.results.reading import FineTuneReading, fine_tune_readings
 from gtreview.runs.membership import MembershipReport
 from gtreview.runs.statuses import RunStatus
 from gtreview.store import runs_repo
+from gtreview.store.db import reading
 from gtreview.store.runs_repo import RunSummary as RunSummary  # re-exported: the Runs view shows these
 
 
@@ -42,12 +43,14 @@ class RunReadings(BaseModel):
 def run_summaries(engine: Engine) -> list[runs_repo.RunSummary]:
     """Every run with the records it uses, as the Runs view lists them (the link table;
     tests check it against the loader's ``record_counts``)."""
-    return runs_repo.list_runs(engine)
+    with reading(engine) as session:
+        return runs_repo.list_runs(session)
 
 
 def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
     """Every run of the project: its own passes and imported harness runs alike."""
-    return [(r.id, r.name) for r in runs_repo.list_runs(engine)]
+    with reading(engine) as session:
+        return [(r.id, r.name) for r in runs_repo.list_runs(session)]
 
 
 _STATUS_TEXT = {

@@ -222,7 +222,8 @@ def status_counts(rows: list[QuestionRow]) -> dict[ReviewStatus, int]:
 
 def corpus_index(engine: Engine) -> CorpusIndex:
     """Index the project corpus once per session; locator resolution reuses it."""
-    return CorpusIndex(load_documents(engine))
+    with reading(engine) as session:
+        return CorpusIndex(load_documents(session))
 
 
 class EvidenceCheck(BaseModel):
@@ -361,9 +362,8 @@ def project_overview(engine: Engine) -> ProjectOverview:
 
     with reading(engine) as session:
         summaries = sets.list_sets(session)
-    with reading(engine) as session:
         return ProjectOverview(
-            documents=list_documents(engine),
+            documents=list_documents(session),
             sets=summaries,
             signoffs={s.id: signoffs(session, s.id) for s in summaries},
             runs=reportable_runs(engine),

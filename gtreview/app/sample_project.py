@@ -42,8 +42,7 @@ def ensure_sample_project(folder: Path) -> Project:
                 source_sha256=rubric_file.sha256,
                 actor=SAMPLE_ACTOR,
             )
-    if imported:
-        # The sample ships no judge model, so its questions can be approved without a
-        # calibration run; new projects require one (Review menu to change).
-        set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+            # The sample ships no judge model, so its questions can be approved without a
+            # calibration run; new projects require one (Review menu to change).
+            set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     return project

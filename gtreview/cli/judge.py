@@ -38,7 +38,7 @@ def judge_gate_command(args: argparse.Namespace) -> int:
 
     project = open_cli_project(args)
     try:
-        changed = set_judge_gate_settings(project.engine, threshold=args.threshold, measure=args.measure)
+        changed = set_judge_gate_settings(project.engine, threshold=args.threshold, measure=args.measure).settings
         settings = judge_gate_settings(project.engine)
         gate = judge_gate(project.engine, args.run_id, seed=args.seed) if args.run_id is not None else None
     finally:

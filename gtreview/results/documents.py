@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.core.corpus import ParsedDocument, SourceKind
 from gtreview.core.rubric import Question
@@ -43,9 +43,9 @@ def question_documents(questions: Sequence[Question], document_names: Sequence[s
     return {qid: name for qid, name in found.items() if name is not None}
 
 
-def project_question_documents(engine: Engine, questions: Sequence[Question]) -> dict[str, str]:
+def project_question_documents(session: Session, questions: Sequence[Question]) -> dict[str, str]:
     """:func:`question_documents` against the project's corpus as it is now."""
-    return question_documents(questions, [row.name for row in list_documents(engine)])
+    return question_documents(questions, [row.name for row in list_documents(session)])
 
 
 def cluster_labels(qids: Sequence[str], documents: dict[str, str]) -> list[tuple[str, str]]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from gtreview.core.grading import ComponentKind, component_kind, settle_awards
 from gtreview.core.numbering import natural_key
@@ -313,67 +313,67 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
     pass that reused or extended an earlier one is complete and later edits of the set
     change nothing; an imported run's records are the ones linked to it.
     """
-    row = runs_repo.get_run(engine, run_id)
-    if row is None:
-        raise RunRecordError(f"the project has no run {run_id}")
-    stored = RunConfig.model_validate(row.config)
-    repeats: list[RepeatVerdict] = []
-    if stored.has_plan:
-        samples, pairs, config, repeats = _planned(engine, run_id, stored)
-    elif stored.harness is not None:
-        samples, pairs, config = _imported(engine, run_id, row.name, stored)
-    else:
-        raise RunRecordError(f"run {run_id} has neither a pass plan nor imported files to report on")
-    questions = stored.question_models()
-    if not questions and row.set_id is not None:  # an import made before questions were kept with it
-        with db.reading(engine) as session:
+    with db.reading(engine) as session:  # one session for everything it reads
+        row = runs_repo.get_run(session, run_id)
+        if row is None:
+            raise RunRecordError(f"the project has no run {run_id}")
+        stored = RunConfig.model_validate(row.config)
+        repeats: list[RepeatVerdict] = []
+        if stored.has_plan:
+            samples, pairs, config, repeats = _planned(session, run_id, stored)
+        elif stored.harness is not None:
+            samples, pairs, config = _imported(session, run_id, row.name, stored)
+        else:
+            raise RunRecordError(f"run {run_id} has neither a pass plan nor imported files to report on")
+        questions = stored.question_models()
+        if not questions and row.set_id is not None:  # an import made before questions were kept with it
             questions = sets.export_rubric(session, row.set_id).questions
-    known = {q.id for q in questions}
-    questions += [Question(id=qid) for qid in dict.fromkeys(s.qid for s in samples) if qid not in known]
-    _apply_adjudications(samples, pairs, effective(engine, run_id), {q.id: q for q in questions})
-    paraphrases = [q for q in questions if q.paraphrase_of is not None]
-    reworded = {q.id for q in paraphrases}
-    questions = [q for q in questions if q.id not in reworded]
-    return RunResults(
-        run_id=run_id,
-        name=row.name,
-        source=row.source,
-        status=row.status,
-        live=row.live,
-        set_id=row.set_id,
-        config=config,
-        questions=questions,
-        global_variants=stored.variant_models(),
-        samples=[s for s in samples if s.qid not in reworded],
-        pairs=[p for p in pairs if p.qid not in reworded],
-        models_described=stored.models,
-        identities=stored.identities,
-        judge_identity=stored.judge_identity,
-        templates=stored.templates.model_dump(),
-        rubric_hash=row.rubric_hash,
-        probes=stored.probes,
-        documents=project_question_documents(engine, questions),
-        paraphrases=paraphrases,
-        paraphrase_samples=[s for s in samples if s.qid in reworded],
-        paraphrase_pairs=[p for p in pairs if p.qid in reworded],
-        repeat_verdicts=repeats,
-    )
+        known = {q.id for q in questions}
+        questions += [Question(id=qid) for qid in dict.fromkeys(s.qid for s in samples) if qid not in known]
+        _apply_adjudications(samples, pairs, effective(session, run_id), {q.id: q for q in questions})
+        paraphrases = [q for q in questions if q.paraphrase_of is not None]
+        reworded = {q.id for q in paraphrases}
+        questions = [q for q in questions if q.id not in reworded]
+        return RunResults(
+            run_id=run_id,
+            name=row.name,
+            source=row.source,
+            status=row.status,
+            live=row.live,
+            set_id=row.set_id,
+            config=config,
+            questions=questions,
+            global_variants=stored.variant_models(),
+            samples=[s for s in samples if s.qid not in reworded],
+            pairs=[p for p in pairs if p.qid not in reworded],
+            models_described=stored.models,
+            identities=stored.identities,
+            judge_identity=stored.judge_identity,
+            templates=stored.templates.model_dump(),
+            rubric_hash=row.rubric_hash,
+            probes=stored.probes,
+            documents=project_question_documents(session, questions),
+            paraphrases=paraphrases,
+            paraphrase_samples=[s for s in samples if s.qid in reworded],
+            paraphrase_pairs=[p for p in pairs if p.qid in reworded],
+            repeat_verdicts=repeats,
+        )
 
 
 def _planned(
-    engine: Engine, run_id: int, stored: RunConfig
+    session: Session, run_id: int, stored: RunConfig
 ) -> tuple[list[SampleResult], list[PairResult], PassConfig, list[RepeatVerdict]]:
     """A pass's records as its links place them in its plan, a planned one not stored as missing."""
     assert stored.pass_config is not None
-    planned = runs_repo.planned_records(engine, run_id)
+    planned = runs_repo.planned_records(session, run_id)
     of_kind = {kind: [r for r in planned if r.kind == kind] for kind in RecordKind}
     generations = {
-        g.key: g for g in runs_repo.generations_by_keys(engine, [r.key for r in of_kind[RecordKind.GENERATION]])
+        g.key: g for g in runs_repo.generations_by_keys(session, [r.key for r in of_kind[RecordKind.GENERATION]])
     }
     judgement_links = of_kind[RecordKind.JUDGEMENT]
-    judgements = {j.key: j for j in _by_keys(engine, tables.Judgement, [r.key for r in judgement_links])}
+    judgements = {j.key: j for j in _by_keys(session, tables.Judgement, [r.key for r in judgement_links])}
     pair_links = of_kind[RecordKind.PAIR]
-    pair_rows = {p.key: p for p in _by_keys(engine, tables.PairJudgement, [r.key for r in pair_links])}
+    pair_rows = {p.key: p for p in _by_keys(session, tables.PairJudgement, [r.key for r in pair_links])}
     verdict_of = {(r.model, r.qid, r.sample_index): r.key for r in judgement_links if r.judge_repeat == 0}
     samples = []
     for link in of_kind[RecordKind.GENERATION]:
@@ -411,13 +411,13 @@ def _repeat_verdicts(links: list[runs_repo.PlannedRecord], judgements: dict[str,
 
 
 def _imported(
-    engine: Engine, run_id: int, name: str, stored: RunConfig
+    session: Session, run_id: int, name: str, stored: RunConfig
 ) -> tuple[list[SampleResult], list[PairResult], PassConfig]:
     """An imported run's linked records, matched by model, question and sample."""
     assert stored.harness is not None
-    generations = {(g.model_label, g.qid, g.sample_index): g for g in runs_repo.run_generations(engine, run_id)}
-    judgements = {(j.model_label, j.qid, j.sample_index): j for j in runs_repo.run_judgements(engine, run_id)}
-    pair_rows = runs_repo.run_pairs(engine, run_id)
+    generations = {(g.model_label, g.qid, g.sample_index): g for g in runs_repo.run_generations(session, run_id)}
+    judgements = {(j.model_label, j.qid, j.sample_index): j for j in runs_repo.run_judgements(session, run_id)}
+    pair_rows = runs_repo.run_pairs(session, run_id)
     base = stored.harness.base_label
     labels = list(
         dict.fromkeys([base, *stored.harness.labels, *(k[0] for k in generations), *(k[0] for k in judgements)])
@@ -502,13 +502,12 @@ def _apply_adjudications(
         pair.inconsistent = False
 
 
-def _by_keys(engine: Engine, model: Any, keys: list[str]) -> list[Any]:
-    with db.reading(engine) as session:
-        return [
-            row
-            for start in range(0, len(keys), 500)
-            for row in session.exec(select(model).where(col(model.key).in_(keys[start : start + 500])))
-        ]
+def _by_keys(session: Session, model: Any, keys: list[str]) -> list[Any]:
+    return [
+        row
+        for start in range(0, len(keys), 500)
+        for row in session.exec(select(model).where(col(model.key).in_(keys[start : start + 500])))
+    ]
 
 
 def _sample(

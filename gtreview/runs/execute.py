@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 
 from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.core.activity import short_spec
 from gtreview.core.jsonmodel import canonical_hash
@@ -52,7 +53,7 @@ from gtreview.runs.record import (
     update_run_config,
 )
 from gtreview.runs.statuses import GenerationStatus
-from gtreview.store import runs_repo, tables
+from gtreview.store import db, runs_repo, tables
 
 __all__ = [
     "BackendFactory",
@@ -100,27 +101,36 @@ def run_pass(
         pointwise_template=templates.pointwise,
         pairwise_template=templates.pairwise,
     )
-    run_id = runs_repo.find_or_create_run(
-        engine,
-        name=config.name,
-        rubric_hash=rubric_hash,
-        set_id=set_id,
-        config_hash=config_hash,
-        config=new_pass_config(config_hash, stored),
-    )
+    run_id: int | None = None
     try:
-        # What the results need to find this pass's records again, even after the set is edited.
-        update_run_config(
-            engine,
-            run_id,
-            questions=[q.to_json_dict() for q in questions],
-            global_variants=[v.to_json_dict() for v in global_variants or []],
-            identities=identities,
-            judge_identity=judge_identity,
-            templates=templates,
-        )
-        forget_unreachable(engine, plan)  # what an outage left as errors is asked for again
-        link_planned_records(engine, run_id, plan)  # answers reused from earlier passes count from the start
+        # The run, what its results need to find its records again (even after the set is
+        # edited) and its plan's links: one transaction, so a start that fails leaves no
+        # run, or the resumed one as it was.
+        with db.unit_of_work(engine) as tx:
+            run_id = runs_repo.find_or_create_run(
+                tx,
+                name=config.name,
+                rubric_hash=rubric_hash,
+                set_id=set_id,
+                config_hash=config_hash,
+                config=new_pass_config(config_hash, stored),
+            )
+            update_run_config(
+                tx,
+                run_id,
+                questions=[q.to_json_dict() for q in questions],
+                global_variants=[v.to_json_dict() for v in global_variants or []],
+                identities=identities,
+                judge_identity=judge_identity,
+                templates=templates,
+            )
+            forget_unreachable(tx, plan)  # what an outage left as errors is asked for again
+            link_planned_records(tx, run_id, plan)  # answers reused from earlier passes count from the start
+    except BaseException:
+        if run_id is not None:  # rolled back: no pass holds it
+            runs_repo.release_run(engine, run_id)
+        raise
+    try:
         ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
         # Fail fast: a prompt that cannot fit its model, or a judge that does not reproduce
         # the fixtures, stops the pass before any answer is generated, not after hours.
@@ -132,25 +142,30 @@ def run_pass(
         if plan.pairs:
             compare_phase(ctx, plan, global_variants)
     except BaseException:  # whatever stopped it, the run is never left "running"
-        runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED)
+        _end(engine, run_id, plan, RunStatus.STOPPED)
         raise
-    finally:
-        link_planned_records(engine, run_id, plan)
-    runs_repo.set_run_status(engine, run_id, RunStatus.FINISHED)
+    _end(engine, run_id, plan, RunStatus.FINISHED)
     return ctx.result
 
 
-def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
+def _end(engine: Engine, run_id: int, plan: PassPlan, status: RunStatus) -> None:
+    """The plan's links again and the run's last status, in one transaction."""
+    with db.unit_of_work(engine) as tx:
+        link_planned_records(tx, run_id, plan)
+        runs_repo.set_run_status(tx, run_id, status)
+
+
+def forget_unreachable(session: Session, plan: PassPlan) -> int:
     """Delete the stored "answers" of this plan that were outages, not the model's answers:
     errors an earlier version stored when it could not reach the model (now such an answer
     is never stored), with the verdicts and pairs decided on them, so this pass asks again
     instead of reusing them as final errors. How many records went."""
-    errors = runs_repo.generation_errors(engine, [task.key for task in plan.all_generations()])
+    errors = runs_repo.generation_errors(session, [task.key for task in plan.all_generations()])
     lost = {key for key, error in errors.items() if looks_unreachable(error)}
     if not lost:
         return 0
     forgotten = runs_repo.forget_records(
-        engine,
+        session,
         {
             RecordKind.GENERATION: lost,
             RecordKind.JUDGEMENT: {plan.judgement_keys[k] for k in lost if k in plan.judgement_keys}
@@ -162,10 +177,10 @@ def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
     return forgotten
 
 
-def link_planned_records(engine: Engine, run_id: int, plan: PassPlan) -> None:
+def link_planned_records(session: Session, run_id: int, plan: PassPlan) -> None:
     """Link the run to every record its plan names, reused ones and ones not stored yet
     included, each with its place in the plan, so the results are read without re-planning."""
-    runs_repo.link_plan(engine, run_id, plan.planned_records())
+    runs_repo.link_plan(session, run_id, plan.planned_records())
 
 
 def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
@@ -175,7 +190,8 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     truncated, an error) is tried again in a fresh worker, at most N times, and only
     then stored as an error. An answer the model could not be asked for (its server
     down) is tried as often but never stored: the pass stops with ModelUnreachable."""
-    done_keys = runs_repo.existing_keys(ctx.engine, tables.Generation, [t.key for t in tasks])
+    with db.reading(ctx.engine) as session:
+        done_keys = runs_repo.existing_keys(session, tables.Generation, [t.key for t in tasks])
     todo = [t for t in tasks if t.key not in done_keys]
     ctx.result.reused += len(tasks) - len(todo)
     if not todo:
@@ -183,7 +199,9 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     named = short_spec(redact(spec))  # a local model by its file: the Runs view's line stays one line
     tally = Tally(ctx, "generate", len(todo), f"{named}: {{done}} of {{total}} answers", "answers").start()
     backend = ctx.open(spec)
-    record_backend(ctx.engine, ctx.run_id, spec, backend.describe())
+    described = backend.describe()  # asks the worker: outside the write transaction
+    with db.unit_of_work(ctx.engine) as tx:
+        record_backend(tx, ctx.run_id, spec, described)
     writer = _AnswerWriter(ctx, tally)
     try:
         pending = todo
@@ -283,5 +301,6 @@ class _AnswerWriter:
 
     def flush(self) -> None:
         if self.buffer:
-            runs_repo.add_records(self.ctx.engine, self.buffer)
+            with db.unit_of_work(self.ctx.engine) as tx:  # each batch stored as it is final
+                runs_repo.add_records(tx, self.buffer)
             self.buffer = []

@@ -27,7 +27,7 @@ from gtreview.judging.pointwise import base_messages
 from gtreview.runs.judge_phases import judging_left
 from gtreview.runs.pass_context import PassContext
 from gtreview.runs.plan import PassPlan, answer_messages
-from gtreview.store import runs_repo, tables
+from gtreview.store import db, runs_repo, tables
 
 __all__ = ["check_pass_fits"]
 
@@ -40,7 +40,8 @@ def check_pass_fits(
     sampling = ctx.config.sampling
     for model in ctx.config.models:
         tasks = plan.generations[model.label]
-        done = runs_repo.existing_keys(ctx.engine, tables.Generation, [t.key for t in tasks])
+        with db.reading(ctx.engine) as session:
+            done = runs_repo.existing_keys(session, tables.Generation, [t.key for t in tasks])
         todo = {t.question.id: t.question for t in tasks if t.key not in done}
         checks = [
             PromptCheck(f"question {q.id}", CompletionRequest(messages=answer_messages(q), sampling=sampling))
@@ -82,7 +83,10 @@ def check_pass_fits(
 
 def _pairs_left(ctx: PassContext, plan: PassPlan) -> bool:
     keys = [p.key for p in plan.pairs]
-    return bool(keys) and len(runs_repo.existing_keys(ctx.engine, tables.PairJudgement, keys)) < len(set(keys))
+    if not keys:
+        return False
+    with db.reading(ctx.engine) as session:
+        return len(runs_repo.existing_keys(session, tables.PairJudgement, keys)) < len(set(keys))
 
 
 def _check(ctx: PassContext, spec: str, checks: list[PromptCheck], what: str) -> None:

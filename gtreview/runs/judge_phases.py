@@ -24,7 +24,7 @@ from gtreview.runs.pass_context import CANCELLED, PassCancelled, PassContext, Ta
 from gtreview.runs.plan import GenerationTask, JudgeRepeat, PassPlan
 from gtreview.runs.record import record_backend
 from gtreview.runs.statuses import GenerationStatus
-from gtreview.store import runs_repo, tables
+from gtreview.store import db, runs_repo, tables
 
 
 def check_judge(
@@ -42,7 +42,9 @@ def check_judge(
         ctx, "calibrate", len(fixtures), "judge check before generation: {done} of {total} fixtures", "fixtures"
     ).start()  # shown while the judge loads and reads the fixtures
     backend = ctx.open(ctx.config.judge)
-    record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
+    described = backend.describe()  # asks the worker: outside the write transaction
+    with db.unit_of_work(ctx.engine) as tx:
+        record_backend(tx, ctx.run_id, ctx.config.judge, described)
     monitor = DriftMonitor(
         backend,
         fixtures,
@@ -63,14 +65,15 @@ def judging_left(ctx: PassContext, plan: PassPlan) -> bool:
     """Whether some answer (stored or still to generate) has no stored judgement; an
     answer stored as a generation error is never judged."""
     tasks = plan.all_generations()
-    stored = {g.key: g.status for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
-    wanted = [
-        key
-        for t in tasks
-        if stored.get(t.key, GenerationStatus.OK) == GenerationStatus.OK
-        for key in _verdict_keys(plan, t)
-    ]
-    return len(runs_repo.existing_keys(ctx.engine, tables.Judgement, wanted)) < len(set(wanted))
+    with db.reading(ctx.engine) as session:
+        stored = {g.key: g.status for g in runs_repo.generations_by_keys(session, [t.key for t in tasks])}
+        wanted = [
+            key
+            for t in tasks
+            if stored.get(t.key, GenerationStatus.OK) == GenerationStatus.OK
+            for key in _verdict_keys(plan, t)
+        ]
+        return len(runs_repo.existing_keys(session, tables.Judgement, wanted)) < len(set(wanted))
 
 
 def _verdict_keys(plan: PassPlan, task: GenerationTask) -> list[str]:
@@ -93,11 +96,12 @@ def judge_phase(
 ) -> None:
     settings = JudgeSettings(sampling=ctx.config.judge_sampling)
     tasks = plan.all_generations()
-    stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, [t.key for t in tasks])}
-    wanted = _wanted_verdicts(
-        plan, [t for t in tasks if t.key in stored and stored[t.key].status == GenerationStatus.OK]
-    )
-    done_keys = runs_repo.existing_keys(ctx.engine, tables.Judgement, list(wanted))
+    with db.reading(ctx.engine) as session:
+        stored = {g.key: g for g in runs_repo.generations_by_keys(session, [t.key for t in tasks])}
+        wanted = _wanted_verdicts(
+            plan, [t for t in tasks if t.key in stored and stored[t.key].status == GenerationStatus.OK]
+        )
+        done_keys = runs_repo.existing_keys(session, tables.Judgement, list(wanted))
     todo = [(key, item) for key, item in wanted.items() if key not in done_keys]
     if not todo:
         return
@@ -106,7 +110,9 @@ def judge_phase(
     # ("6 of 6 answers") must not stand meanwhile.
     tally = Tally(ctx, "judge", len(todo), "pointwise verdicts {done} of {total}", "verdicts").start()
     backend = ctx.open(ctx.config.judge)
-    record_backend(ctx.engine, ctx.run_id, ctx.config.judge, backend.describe())
+    described = backend.describe()  # asks the worker: outside the write transaction
+    with db.unit_of_work(ctx.engine) as tx:
+        record_backend(tx, ctx.run_id, ctx.config.judge, described)
 
     missed: list[Judgement] = []
 
@@ -117,7 +123,8 @@ def judge_phase(
         task, repeat = wanted[judgement.key]
         ctx.result.judged += int(judgement.record is not None)
         ctx.result.unscored += int(judgement.record is None)
-        runs_repo.add_records(ctx.engine, [_judgement_record(ctx.run_id, task, judgement, repeat)])
+        with db.unit_of_work(ctx.engine) as tx:
+            runs_repo.add_records(tx, [_judgement_record(ctx.run_id, task, judgement, repeat)])
 
     try:
         drift = None
@@ -199,9 +206,10 @@ def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[Varian
     """Each fine-tune (A) against the base (B), sample by sample: positive means the fine-tune is better."""
     settings = JudgeSettings(sampling=ctx.config.judge_sampling)
     keys = [p.finetune.key for p in plan.pairs] + [p.base.key for p in plan.pairs]
-    stored = {g.key: g for g in runs_repo.generations_by_keys(ctx.engine, keys)}
-    wanted = {p.key: (p.finetune, p.base) for p in plan.pairs if p.finetune.key in stored and p.base.key in stored}
-    done_keys = runs_repo.existing_keys(ctx.engine, tables.PairJudgement, list(wanted))
+    with db.reading(ctx.engine) as session:
+        stored = {g.key: g for g in runs_repo.generations_by_keys(session, keys)}
+        wanted = {p.key: (p.finetune, p.base) for p in plan.pairs if p.finetune.key in stored and p.base.key in stored}
+        done_keys = runs_repo.existing_keys(session, tables.PairJudgement, list(wanted))
     todo = [(key, pair) for key, pair in wanted.items() if key not in done_keys]
     if not todo:
         return
@@ -231,7 +239,8 @@ def compare_phase(ctx: PassContext, plan: PassPlan, global_variants: list[Varian
             judge=p.judge,
             prompt_sha256=p.prompt_sha256,
         )
-        runs_repo.add_records(ctx.engine, [record])
+        with db.unit_of_work(ctx.engine) as tx:
+            runs_repo.add_records(tx, [record])
         ctx.result.pairs += 1
 
     try:

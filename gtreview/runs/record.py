@@ -13,7 +13,7 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Engine
+from sqlmodel import Session
 
 from gtreview.core.errors import UserError
 from gtreview.core.redaction import redact, redact_json
@@ -90,9 +90,9 @@ class RunRecordError(UserError):
     """A run that does not exist, or whose stored record cannot be read."""
 
 
-def read_run_config(engine: Engine, run_id: int) -> RunConfig:
+def read_run_config(session: Session, run_id: int) -> RunConfig:
     try:
-        stored = runs_repo.run_config(engine, run_id)
+        stored = runs_repo.run_config(session, run_id)
     except KeyError:
         raise RunRecordError(f"the project has no run {run_id}") from None
     try:
@@ -102,19 +102,20 @@ def read_run_config(engine: Engine, run_id: int) -> RunConfig:
         raise RunRecordError(f"run {run_id}: its stored configuration cannot be read ({first})") from None
 
 
-def update_run_config(engine: Engine, run_id: int, **values: Any) -> RunConfig:
-    """Change some fields of the stored record, validated as a whole before it is written."""
-    config = read_run_config(engine, run_id).model_copy(update=values)
+def update_run_config(session: Session, run_id: int, **values: Any) -> RunConfig:
+    """Change some fields of the stored record, validated as a whole before it is written
+    (read and written in the caller's unit of work)."""
+    config = read_run_config(session, run_id).model_copy(update=values)
     config = RunConfig.model_validate(config.to_json())
-    runs_repo.write_run_config(engine, run_id, config.to_json())
+    runs_repo.write_run_config(session, run_id, config.to_json())
     return config
 
 
-def record_backend(engine: Engine, run_id: int, spec: str, describe: dict[str, Any]) -> None:
+def record_backend(session: Session, run_id: int, spec: str, describe: dict[str, Any]) -> None:
     """Keep what a backend said about itself (file hashes, versions, settings) with the run."""
-    models = dict(read_run_config(engine, run_id).models)
+    models = dict(read_run_config(session, run_id).models)
     models[redact(spec)] = json.loads(json.dumps(describe, default=str))
-    update_run_config(engine, run_id, models=models)
+    update_run_config(session, run_id, models=models)
 
 
 def new_pass_config(config_hash: str, pass_config: PassConfig) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine
 from sqlalchemy import insert as sa_insert
 from sqlmodel import Session, SQLModel, col, select
 
@@ -16,7 +15,6 @@ from gtreview.core import corpus as model
 from gtreview.core.changes import OpChanges
 from gtreview.core.errors import UserError
 from gtreview.store import tables
-from gtreview.store.db import write_session
 
 
 class DocumentConflictError(UserError, ValueError):
@@ -41,52 +39,9 @@ BATCH_ROWS = 20_000
 BATCH_BYTES = 256 * 1024
 
 
-def import_documents(
-    engine: Engine,
-    documents: Iterable[model.ParsedDocument],
-    *,
-    batch_rows: int = BATCH_ROWS,
-    report: CorpusImportReport | None = None,
-) -> CorpusImportReport:
-    """Store ``documents``, each whole, in short transactions of about ``batch_rows`` rows.
-
-    ``documents`` may be a generator that parses each file when asked: a batch is
-    written as soon as it is full and let go, so an import holds about one batch of
-    parsed files in memory, not the whole corpus. A document whose bytes are already in
-    the project (same sha256) is skipped, so importing the same files again changes
-    nothing, and two imports of one corpus at once give one copy of each document (each
-    batch looks again, under the write lock, for what another import stored meanwhile).
-    A different file under a name already taken is refused rather than silently
-    replacing what locators point at. An import stopped half-way (an error, a kill)
-    leaves whole documents only, named in ``report`` (pass one in to read it after an
-    error); rerunning it stores the rest.
-    """
-    report = report if report is not None else CorpusImportReport()
-    with Session(engine) as session:
-        known = {row.sha256: row.name for row in session.exec(select(tables.Document))}
-    taken = set(known.values())
-    seen: set[str] = set()
-    batch: list[model.ParsedDocument] = []
-    rows = size = 0
-    for document in documents:
-        if document.sha256 in known or document.sha256 in seen:
-            report.unchanged.append(document.name)
-            continue
-        if document.name in taken:
-            raise DocumentConflictError(
-                f"{document.name}: a different file with this name is already in the project; " + stored_so_far(report)
-            )
-        seen.add(document.sha256)
-        taken.add(document.name)
-        if batch and (rows + _rows(document) > batch_rows or size + document.size_bytes > BATCH_BYTES):
-            _store_batch(engine, batch, report)
-            batch, rows, size = [], 0, 0
-        batch.append(document)
-        rows += _rows(document)
-        size += document.size_bytes
-    if batch:
-        _store_batch(engine, batch, report)
-    return report
+def stored_documents(session: Session) -> dict[str, str]:
+    """The name of each stored document, by the sha256 of its bytes."""
+    return {row.sha256: row.name for row in session.exec(select(tables.Document))}
 
 
 def stored_so_far(report: CorpusImportReport) -> str:
@@ -96,27 +51,31 @@ def stored_so_far(report: CorpusImportReport) -> str:
     return f"{len(report.added)} documents before it were imported (importing again skips them), the rest were not"
 
 
-def _store_batch(engine: Engine, batch: list[model.ParsedDocument], report: CorpusImportReport) -> None:
+def store_batch(
+    session: Session, batch: list[model.ParsedDocument], report: CorpusImportReport
+) -> tuple[list[str], list[str]]:
+    """Store each document of ``batch`` that is not stored yet (looked for again here, in
+    the batch's unit of work, for what another import stored meanwhile); the names
+    added and the ones left unchanged. ``report`` (what was stored before) only words a
+    refusal: the caller adds to it once the batch is committed."""
     added, unchanged = [], []
-    with write_session(engine) as session:
-        stored = {row.sha256: row.name for row in session.exec(select(tables.Document))}
-        for document in batch:
-            if document.sha256 in stored:  # another import stored it meanwhile
-                unchanged.append(document.name)
-            elif document.name in stored.values():
-                raise DocumentConflictError(
-                    f"{document.name}: another import stored a different file with this name meanwhile; "
-                    + stored_so_far(report)
-                )
-            else:
-                _add_document(session, document)
-                added.append(document.name)
-        session.commit()
-    report.added.extend(added)
-    report.unchanged.extend(unchanged)
+    stored = stored_documents(session)
+    for document in batch:
+        if document.sha256 in stored:  # another import stored it meanwhile
+            unchanged.append(document.name)
+        elif document.name in stored.values():
+            raise DocumentConflictError(
+                f"{document.name}: another import stored a different file with this name meanwhile; "
+                + stored_so_far(report)
+            )
+        else:
+            _add_document(session, document)
+            added.append(document.name)
+    return added, unchanged
 
 
-def _rows(document: model.ParsedDocument) -> int:
+def rows_of(document: model.ParsedDocument) -> int:
+    """The rows a document adds: itself, its pages, passages and table rows."""
     return 1 + len(document.pages) + len(document.passages) + len(document.rows)
 
 
@@ -197,39 +156,37 @@ def _add_document(session: Session, document: model.ParsedDocument) -> None:
     session.expunge(row)  # nothing of this document stays in the session's memory
 
 
-def list_documents(engine: Engine) -> list[tables.Document]:
-    with Session(engine) as session:
-        return list(session.exec(select(tables.Document).order_by(col(tables.Document.name))))
+def list_documents(session: Session) -> list[tables.Document]:
+    return list(session.exec(select(tables.Document).order_by(col(tables.Document.name))))
 
 
-def load_documents(engine: Engine) -> list[model.ParsedDocument]:
+def load_documents(session: Session) -> list[model.ParsedDocument]:
     """Every document of the project as the parser produced it."""
-    with Session(engine) as session:
-        documents = list(session.exec(select(tables.Document).order_by(col(tables.Document.name))))
-        pages = _group(session.exec(select(tables.DocumentPage).order_by(col(tables.DocumentPage.number))))
-        passages = _group(session.exec(select(tables.Passage).order_by(col(tables.Passage.id))))
-        rows = _group(session.exec(select(tables.TableRow).order_by(col(tables.TableRow.row_index))))
-        return [
-            model.ParsedDocument(
-                name=d.name,
-                title=d.title,
-                kind=model.SourceKind(d.kind),
-                sha256=d.sha256,
-                size_bytes=d.size_bytes,
-                pages=[model.PageText(number=p.number, lines=tuple(p.text.split("\n"))) for p in pages.get(d.id, [])],
-                passages=[
-                    model.Passage(page=p.page, line_start=p.line_start, line_end=p.line_end, text=p.text)
-                    for p in passages.get(d.id, [])
-                ],
-                columns=json.loads(d.columns_json),
-                key_column=d.key_column,
-                rows=[
-                    model.TableRow(index=r.row_index, key=r.row_key, cells=json.loads(r.cells_json))
-                    for r in rows.get(d.id, [])
-                ],
-            )
-            for d in documents
-        ]
+    documents = list(session.exec(select(tables.Document).order_by(col(tables.Document.name))))
+    pages = _group(session.exec(select(tables.DocumentPage).order_by(col(tables.DocumentPage.number))))
+    passages = _group(session.exec(select(tables.Passage).order_by(col(tables.Passage.id))))
+    rows = _group(session.exec(select(tables.TableRow).order_by(col(tables.TableRow.row_index))))
+    return [
+        model.ParsedDocument(
+            name=d.name,
+            title=d.title,
+            kind=model.SourceKind(d.kind),
+            sha256=d.sha256,
+            size_bytes=d.size_bytes,
+            pages=[model.PageText(number=p.number, lines=tuple(p.text.split("\n"))) for p in pages.get(d.id, [])],
+            passages=[
+                model.Passage(page=p.page, line_start=p.line_start, line_end=p.line_end, text=p.text)
+                for p in passages.get(d.id, [])
+            ],
+            columns=json.loads(d.columns_json),
+            key_column=d.key_column,
+            rows=[
+                model.TableRow(index=r.row_index, key=r.row_key, cells=json.loads(r.cells_json))
+                for r in rows.get(d.id, [])
+            ],
+        )
+        for d in documents
+    ]
 
 
 _Child = TypeVar("_Child", tables.DocumentPage, tables.Passage, tables.TableRow)

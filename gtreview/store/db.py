@@ -6,7 +6,7 @@ transaction in flight) with foreign keys enforced on every connection.
 Several processes may write one project (the GUI and a script, two experts on a shared
 folder, a pass beside an import). SQLite has one writer at a time, so a writer waits its
 turn (``BUSY_TIMEOUT_MS``) rather than failing, and every read-then-write unit of work
-takes the write lock first (``write_session``) so what it read cannot change under it.
+takes the write lock first (``unit_of_work``) so what it read cannot change under it.
 """
 
 from __future__ import annotations
@@ -48,33 +48,24 @@ def make_engine(db_path: Path) -> Engine:
 
 
 @contextmanager
-def write_session(engine: Engine) -> Iterator[Session]:
-    """A session that holds the write lock from its first statement (BEGIN IMMEDIATE).
+def unit_of_work(engine: Engine) -> Iterator[Session]:
+    """One intent's write transaction: the write lock from its first statement (BEGIN
+    IMMEDIATE), committed when the block ends, rolled back if it raises.
 
-    Reads and writes of one unit of work then see no other writer in between, so a
-    version number read is still the latest when the next one is written. It also avoids
-    SQLite's deadlock on upgrade: a deferred transaction that has read and then wants to
-    write, after another writer committed, fails at once (the busy timeout does not
-    apply); one that starts as a writer simply waits. Commit inside; leaving without a
-    commit rolls everything back.
-    """
+    An app intent reads what it decides on, applies the rules and writes the outcome in
+    it, so no other process's change falls between a check and its write (a version
+    number read is still the latest when the next one is written). Starting as a writer
+    also avoids SQLite's deadlock on upgrade: a deferred transaction that has read and
+    then wants to write, after another writer committed, fails at once (the busy timeout
+    does not apply); one that starts as a writer simply waits. Never open one inside
+    another on the same engine: the inner one waits for the outer's lock until the busy
+    timeout, then fails.
+    Objects read in it stay readable after the commit (they are not expired)."""
     with Session(engine) as session:
+        session.expire_on_commit = False
         connection = session.connection()
         if not connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
             connection.exec_driver_sql("BEGIN IMMEDIATE")  # pysqlite itself would begin deferred, and late
-        yield session
-
-
-@contextmanager
-def unit_of_work(engine: Engine) -> Iterator[Session]:
-    """One intent's write transaction: the write lock from the first statement (see
-    :func:`write_session`), committed when the block ends, rolled back if it raises.
-
-    An app intent reads what it decides on, applies the rules and writes the outcome in
-    it, so no other process's change falls between a check and its write. Objects read
-    in it stay readable after the commit (they are not expired)."""
-    with write_session(engine) as session:
-        session.expire_on_commit = False
         yield session
         session.commit()
 

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine, func
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from gtreview.core.statuses import RecordKind, RunSource, RunStatus
@@ -92,42 +92,39 @@ def is_live(run: tables.Run) -> bool:
     return run.status == RunStatus.RUNNING.value and owner_alive(run.owner, run.heartbeat_at)
 
 
-def list_runs(engine: Engine) -> list[RunSummary]:
-    with Session(engine) as session:
-        runs = list(session.exec(select(tables.Run).order_by(col(tables.Run.id))))
-        counts: dict[tuple[int, str], int] = {}
-        for kind, model in RECORD_TABLES.items():  # stored records only: a planned link may wait for its record
-            for run_id, count in session.exec(
-                select(tables.RunRecord.run_id, func.count())
-                .join(model, col(model.key) == col(tables.RunRecord.key))
-                .where(col(tables.RunRecord.kind) == kind.value)
-                .group_by(col(tables.RunRecord.run_id))
-            ):
-                counts[(run_id, kind.value)] = count
-        written: dict[int, datetime] = {}
-        for model in RECORD_TABLES.values():
-            for run_id, last in session.exec(
-                select(model.run_id, func.max(model.created_at)).group_by(col(model.run_id))
-            ):
-                if last is not None and (run_id not in written or last > written[run_id]):
-                    written[run_id] = last
-        who = {run.id or 0: _who(run.config_json) for run in runs}
-        return [
-            RunSummary(
-                id=run.id or 0,
-                name=run.name,
-                source=RunSource(run.source),
-                status=RunStatus(run.status),
-                set_id=run.set_id,
-                generations=counts.get((run.id or 0, RecordKind.GENERATION.value), 0),
-                judgements=counts.get((run.id or 0, RecordKind.JUDGEMENT.value), 0),
-                pairs=counts.get((run.id or 0, RecordKind.PAIR.value), 0),
-                owner=run.owner,
-                live=is_live(run),
-                started_at=_utc(run.created_at),
-                last_written_at=written.get(run.id or 0),
-                models=who[run.id or 0][0],
-                judge=who[run.id or 0][1],
-            )
-            for run in runs
-        ]
+def list_runs(session: Session) -> list[RunSummary]:
+    runs = list(session.exec(select(tables.Run).order_by(col(tables.Run.id))))
+    counts: dict[tuple[int, str], int] = {}
+    for kind, model in RECORD_TABLES.items():  # stored records only: a planned link may wait for its record
+        for run_id, count in session.exec(
+            select(tables.RunRecord.run_id, func.count())
+            .join(model, col(model.key) == col(tables.RunRecord.key))
+            .where(col(tables.RunRecord.kind) == kind.value)
+            .group_by(col(tables.RunRecord.run_id))
+        ):
+            counts[(run_id, kind.value)] = count
+    written: dict[int, datetime] = {}
+    for model in RECORD_TABLES.values():
+        for run_id, last in session.exec(select(model.run_id, func.max(model.created_at)).group_by(col(model.run_id))):
+            if last is not None and (run_id not in written or last > written[run_id]):
+                written[run_id] = last
+    who = {run.id or 0: _who(run.config_json) for run in runs}
+    return [
+        RunSummary(
+            id=run.id or 0,
+            name=run.name,
+            source=RunSource(run.source),
+            status=RunStatus(run.status),
+            set_id=run.set_id,
+            generations=counts.get((run.id or 0, RecordKind.GENERATION.value), 0),
+            judgements=counts.get((run.id or 0, RecordKind.JUDGEMENT.value), 0),
+            pairs=counts.get((run.id or 0, RecordKind.PAIR.value), 0),
+            owner=run.owner,
+            live=is_live(run),
+            started_at=_utc(run.created_at),
+            last_written_at=written.get(run.id or 0),
+            models=who[run.id or 0][0],
+            judge=who[run.id or 0][1],
+        )
+        for run in runs
+    ]

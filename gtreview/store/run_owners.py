@@ -4,7 +4,7 @@ A running run names its owner (``host:pid``) and that process keeps a heartbeat;
 owner is alive while its heartbeat is fresh and, on this host, its process exists.
 Two passes of one process share an owner, so the runs a pass of this process holds
 are also kept here, and a second pass on one of them is refused. Claiming a run is
-one write transaction (:func:`gtreview.store.db.write_session`) so two processes never both claim.
+one write transaction (:func:`gtreview.store.db.unit_of_work`) so two processes never both claim.
 """
 
 from __future__ import annotations

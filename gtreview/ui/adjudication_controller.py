@@ -142,7 +142,9 @@ class AdjudicationController(QObject):
             self.queue_view.model.update_item(shown.view.item)
 
     # -- decisions -------------------------------------------------------------------
-    def _decide(self, item: adj.QueueItem, record: Callable[[RunResults, int | None], object], message: str) -> None:
+    def _decide(
+        self, item: adj.QueueItem, record: Callable[[RunResults, int | None], adjudicate.Decision], message: str
+    ) -> None:
         results, set_id, engine = self.results, self.set_id, self.project.engine
         if results is None:
             return
@@ -156,11 +158,9 @@ class AdjudicationController(QObject):
         expected = shown.decision_id  # what the expert saw in force
 
         def decide() -> OpResult[_Decided]:
-            record(results, expected)
+            decision = record(results, expected)
             items = adj.adjudication_queue(engine, results, set_id=set_id)
-            return OpResult(
-                _Decided(items, self._read_item(results, item)), OpChanges(adjudications=frozenset({results.run_id}))
-            )
+            return OpResult(_Decided(items, self._read_item(results, item)), decision.changes)
 
         def done(outcome: OpResult[_Decided]) -> None:
             self._deciding(False)
@@ -185,7 +185,7 @@ class AdjudicationController(QObject):
     def _confirm(self, item: adj.QueueItem) -> None:
         engine, actor, reason = self.project.engine, self.reviewer(), self.queue_view.form.reason.text()
 
-        def record(results: RunResults, expected: int | None) -> object:
+        def record(results: RunResults, expected: int | None) -> adjudicate.Decision:
             return adjudicate.confirm_item(
                 engine, results.run_id, item.key, actor=actor, reason=reason, results=results, expected=expected
             )
@@ -200,7 +200,7 @@ class AdjudicationController(QObject):
                 return
             label = self.queue_view.pair_label.currentText()
 
-            def record(results: RunResults, expected: int | None) -> object:
+            def record(results: RunResults, expected: int | None) -> adjudicate.Decision:
                 return adjudicate.override_item(
                     engine,
                     results.run_id,
@@ -216,7 +216,7 @@ class AdjudicationController(QObject):
             gate, awards = self.queue_view.form.values()
             why = self.queue_view.form.reason.text()
 
-            def record(results: RunResults, expected: int | None) -> object:
+            def record(results: RunResults, expected: int | None) -> adjudicate.Decision:
                 return adjudicate.override_item(
                     engine,
                     results.run_id,
@@ -238,7 +238,7 @@ class AdjudicationController(QObject):
             return
         engine, actor = self.project.engine, self.reviewer()
 
-        def record(results: RunResults, expected: int | None) -> object:
+        def record(results: RunResults, expected: int | None) -> adjudicate.Decision:
             return adjudicate.revert_item(
                 engine,
                 results.run_id,
@@ -258,9 +258,8 @@ class AdjudicationController(QObject):
             return
         position, total = self.grading_view.position + 1, len(self.grading_view.items)
 
-        def save() -> OpChanges:
-            adj.save_grade(engine, run_id, item, grader=grader, gate_passed=gate, awards=awards, comment=comment)
-            return OpChanges(adjudications=frozenset({run_id}))
+        def save() -> OpResult[int]:
+            return adj.save_grade(engine, run_id, item, grader=grader, gate_passed=gate, awards=awards, comment=comment)
 
         def failed(error: BaseException) -> None:
             self.grading_view.not_saved(item)  # kept as typed; Back reaches it

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 
 from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.drafting import (
-    AUTHORITY_CONTRACT,
     AuthorityContract,
     DraftingCancelled,
     DraftResult,
@@ -40,7 +39,6 @@ from gtreview.ui.activity import ActivityBoard
 from gtreview.ui.ops import (
     BackgroundJob,
     CollectionOp,
-    OpChanges,
     OpResult,
     QueryOp,
     failure_kind,
@@ -132,9 +130,7 @@ class DraftController(QObject):
                 cancel=cancel,
                 open_backend=opener,
             )
-            if outcome.set_id is None:
-                return OpResult((outcome.result, 0))
-            return OpResult((outcome.result, outcome.set_id), OpChanges(sets=frozenset({outcome.set_id})))
+            return OpResult((outcome.result, outcome.set_id or 0), outcome.changes)
 
         def done(outcome: OpResult[tuple[DraftResult, int]]) -> None:
             self._cancel = None
@@ -182,9 +178,8 @@ class DraftController(QObject):
     def _save_authority(self, keys: list[str]) -> None:
         engine = self.project.engine
 
-        def save() -> OpChanges:
-            set_contract_order(engine, keys)
-            return OpChanges(settings=frozenset({AUTHORITY_CONTRACT}))
+        def save() -> OpResult[AuthorityContract]:
+            return set_contract_order(engine, keys)
 
         CollectionOp(self, save).success(
             lambda _changes: notify(self, "Source authority saved; new drafts use it.", "success")

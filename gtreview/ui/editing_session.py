@@ -34,7 +34,7 @@ from sqlalchemy import Engine
 
 from gtreview.app import editing
 from gtreview.core.jsonpath import Path
-from gtreview.ui.ops import CollectionOp, OpChanges, OpResult, failure_message
+from gtreview.ui.ops import CollectionOp, OpResult, failure_message
 
 
 @dataclass
@@ -121,12 +121,9 @@ class EditSession(QObject):
                 saved_as(result.version)
             with self._versions:
                 ref.version = max(ref.version or 0, result.version)
-            new_qid = value if path == ("id",) and isinstance(value, str) else qid
-            changes = OpChanges.of_questions(set_id, new_qid)
-            if new_qid != qid:
-                changes = changes | OpChanges(sets=frozenset({set_id}))
             return OpResult(
-                _Saved(qid, new_qid, result.version, result.withdrawn.value if result.withdrawn else ""), changes
+                _Saved(qid, result.qid, result.version, result.withdrawn.value if result.withdrawn else ""),
+                result.changes,
             )
 
         def done(result: OpResult[_Saved]) -> None:

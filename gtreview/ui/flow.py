@@ -124,7 +124,7 @@ class FlowMixin:
         engine = self.project.engine
 
         def save() -> OpChanges:
-            return OpChanges(settings=frozenset({set_last_pass(engine, config)}))
+            return set_last_pass(engine, config)
 
         CollectionOp(self._flow_widget, save).run_in_background()
 

@@ -323,12 +323,12 @@ def confirm_uncalibrated(parent: QWidget) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
-def _save_setting(window: MainWindow, change: Callable[[Engine], str]) -> None:
-    """Run one settings use case (it returns the key it changed) as a change op."""
+def _save_setting(window: MainWindow, change: Callable[[Engine], OpChanges]) -> None:
+    """Run one settings use case (it returns what it changed) as a change op."""
     engine = window.project.engine
 
     def save() -> OpChanges:
-        return OpChanges(settings=frozenset({change(engine)}))
+        return change(engine)
 
     CollectionOp(window, save).run_in_background(initiator=window)
 
@@ -353,7 +353,7 @@ def _ask_judge_gate(window: MainWindow) -> None:
 
     def save(threshold: float, measure: str) -> None:
         def change() -> OpChanges:
-            return OpChanges(settings=set_judge_gate_settings(engine, threshold=threshold, measure=measure))
+            return set_judge_gate_settings(engine, threshold=threshold, measure=measure)
 
         CollectionOp(window, change).run_in_background(initiator=window)
 

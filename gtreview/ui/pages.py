@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from gtreview.app.corpus_review import CONFIRMED_SYNONYMS, inventory_with_confirmations, set_synonym_confirmed
+from gtreview.app.corpus_review import inventory_with_confirmations, set_synonym_confirmed
 from gtreview.app.exports import ExportResult, export_csv
 from gtreview.app.reports import write_report
 from gtreview.core.activity import JobKind
@@ -140,8 +140,7 @@ class PagesMixin(FlowMixin):
         engine = self.project.engine
 
         def save() -> OpChanges:
-            set_synonym_confirmed(engine, canonical, forms, confirmed)
-            return OpChanges(settings=frozenset({CONFIRMED_SYNONYMS}))
+            return set_synonym_confirmed(engine, canonical, forms, confirmed)
 
         CollectionOp(self._widget, save).run_in_background(initiator=self.corpus_view)
 

@@ -43,6 +43,7 @@ from gtreview.ui.ops import (
     OpHub,
     OpResult,
     QueryOp,
+    changes_of,
     failure_kind,
     failure_message,
     notify,
@@ -264,7 +265,7 @@ class ReviewController(QObject):
         # so no note is typed in vain.
         def check() -> OpResult[None]:
             workflow.check_ready_to_sign(engine, set_id)
-            return OpResult(None, OpChanges())
+            return OpResult(None)  # a check: nothing changed
 
         CollectionOp(self, check).success(lambda _ready: self._sign_off(set_id, before)).failure(
             self._sign_refused
@@ -283,7 +284,7 @@ class ReviewController(QObject):
             if edits is not None and edits.refusals != before:
                 raise workflow.WorkflowError("an edit just made was not saved; check the field and try again")
             signed = workflow.sign_off(engine, set_id, reviewer=reviewer, comment=comment)
-            return OpResult(signed, OpChanges(sets=frozenset({set_id})))
+            return OpResult(signed, signed.changes)
 
         def done(result: OpResult[workflow.SignoffInfo]) -> None:
             signed = result.value
@@ -381,10 +382,10 @@ class ReviewController(QObject):
                 return
             self._set_busy(False)
             notify(self, "Calibration cancelled; every question it finished is kept.", "warning")
-            OpHub.of(self).apply(OpChanges(sets=frozenset({set_id})))
+            OpHub.of(self).apply(changes_of(error))  # the questions it finished
 
         return failed
 
 
 def _remember_judge(engine: Engine, spec: str) -> OpChanges:
-    return OpChanges(settings=frozenset({set_project_judge(engine, spec)}))
+    return set_project_judge(engine, spec)

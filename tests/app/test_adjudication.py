@@ -11,6 +11,7 @@ from sqlalchemy.exc import DatabaseError
 
 from gtreview.app import adjudication as adj
 from gtreview.app.question_calibration import calibrate_questions
+from gtreview.core.changes import OpChanges
 from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.results.analysis import analyse
@@ -96,22 +97,25 @@ def test_override_changes_the_figures_and_revert_restores_them(finished) -> None
     target = next(s for s in results.samples if s.model == "base" and s.qid == "A1" and s.sample_index == 0)
     assert target.total == 4.0
     with pytest.raises(adj.AdjudicationError, match="needs a reason"):
-        adj.override_judgement(
-            engine, results, target.judgement_key, actor="geo", gate_passed=False, awards={}, reason=" "
-        )
+        with unit_of_work(engine) as tx:
+            adj.override_judgement(
+                tx, results, target.judgement_key, actor="geo", gate_passed=False, awards={}, reason=" "
+            )
     with pytest.raises(adj.AdjudicationError, match=r"outside 0\.\.3"):
-        adj.override_judgement(
-            engine, results, target.judgement_key, actor="geo", gate_passed=True, awards={"C2": 9}, reason="x"
+        with unit_of_work(engine) as tx:
+            adj.override_judgement(
+                tx, results, target.judgement_key, actor="geo", gate_passed=True, awards={"C2": 9}, reason="x"
+            )
+    with unit_of_work(engine) as tx:
+        decision = adj.override_judgement(
+            tx,
+            results,
+            target.judgement_key,
+            actor="geo",
+            gate_passed=False,
+            awards={"C2": 3},
+            reason="the answer calls the reef the source of the gold",
         )
-    decision = adj.override_judgement(
-        engine,
-        results,
-        target.judgement_key,
-        actor="geo",
-        gate_passed=False,
-        awards={"C2": 3},
-        reason="the answer calls the reef the source of the gold",
-    )
     after_results = load_run_results(engine, run_id)
     sample = next(s for s in after_results.samples if s.judgement_key == target.judgement_key)
     assert (sample.total, sample.gate_passed, sample.adjudicated, sample.judge_total) == (0.0, False, True, 4.0)
@@ -120,7 +124,8 @@ def test_override_changes_the_figures_and_revert_restores_them(finished) -> None
     assert after.models[0].summary.mean < before.models[0].summary.mean  # type: ignore[operator]
     assert after.models[0].counts.settled == 1
 
-    adj.revert(engine, run_id, decision, actor="geo2", reason="second look: the source remark was hedged")
+    with unit_of_work(engine) as tx:
+        adj.revert(tx, run_id, decision, actor="geo2", reason="second look: the source remark was hedged")
     restored = load_run_results(engine, run_id)
     again = next(s for s in restored.samples if s.judgement_key == target.judgement_key)
     assert (again.total, again.adjudicated) == (4.0, False)
@@ -135,18 +140,21 @@ def test_pair_override_and_confirm_settle_queue_items(finished) -> None:  # type
     engine, _, run_id = finished
     results = load_run_results(engine, run_id)
     unknown = next(p for p in results.pairs if p.label == "unknown")
-    adj.override_pair(
-        engine, results, unknown.key, actor="geo", label="A>B", reason="the fine-tune names the structural control"
-    )
+    with unit_of_work(engine) as tx:
+        adj.override_pair(
+            tx, results, unknown.key, actor="geo", label="A>B", reason="the fine-tune names the structural control"
+        )
     flagged = next(i for i in adj.adjudication_queue(engine, results) if i.reason is adj.QueueReason.FLAGGED)
-    adj.confirm(engine, run_id, "judgement", flagged.key, actor="geo")
+    with unit_of_work(engine) as tx:
+        adj.confirm(tx, run_id, "judgement", flagged.key, actor="geo")
     results = load_run_results(engine, run_id)
     pair = next(p for p in results.pairs if p.key == unknown.key)
     assert (pair.label, pair.average, pair.judge_label, pair.adjudicated) == ("A>B", 1.0, "unknown", True)
     inconsistent = next(
         i for i in adj.adjudication_queue(engine, results) if i.reason is adj.QueueReason.PAIR_INCONSISTENT
     )
-    adj.override_pair(engine, results, inconsistent.key, actor="geo", label="A=B", reason="both miss the gate")
+    with unit_of_work(engine) as tx:
+        adj.override_pair(tx, results, inconsistent.key, actor="geo", label="A=B", reason="both miss the gate")
     results = load_run_results(engine, run_id)
     queue = {i.key: i for i in adj.adjudication_queue(engine, results)}
     assert queue[unknown.key].settled and queue[flagged.key].settled
@@ -159,13 +167,15 @@ def test_blind_grading_sample_hides_model_and_judge(finished) -> None:  # type: 
     assert len(items) == 3 and items == adj.grading_sample(engine, run_id, grader="geo", size=3, seed=7)
     fields = set(items[0].model_dump())
     assert fields == {"generation_key", "qid", "question", "answer"}  # no model label, no verdict
-    adj.save_grade(engine, run_id, items[0], grader="geo", gate_passed=True, awards={"C2": 2, "C3": 9})
+    saved = adj.save_grade(engine, run_id, items[0], grader="geo", gate_passed=True, awards={"C2": 2, "C3": 9})
+    assert saved.changes == OpChanges(adjudications=frozenset({run_id}))  # what the GUI refreshes
     assert items[0].generation_key not in {
         i.generation_key for i in adj.grading_sample(engine, run_id, grader="geo", size=10)
     }
     from gtreview.store.adjudication_repo import awards_of, grades
 
-    (grade,) = grades(engine, run_id)
+    with reading(engine) as session:
+        (grade,) = grades(session, run_id)
     assert grade.total == 9 and awards_of(grade) == {"C1": 3, "C2": 2, "C3": 4}  # settled by the rules
 
 

@@ -8,7 +8,7 @@ import pytest
 from gtreview.app import editing
 from gtreview.core.rubric import Rubric
 from gtreview.store import sets
-from gtreview.store.db import BUSY_TIMEOUT_MS, reading, unit_of_work, write_session
+from gtreview.store.db import BUSY_TIMEOUT_MS, reading, unit_of_work
 from gtreview.store.project import DB_FILE, Project, open_project
 from tests.projects import new_project
 from tests.rubric_factory import rubric
@@ -73,14 +73,14 @@ def test_a_stale_edit_that_changes_nothing_is_no_conflict(two) -> None:  # type:
     assert result.version == 2
 
 
-def test_a_write_session_holds_the_write_lock_from_its_start(two) -> None:  # type: ignore[no-untyped-def]
+def test_a_unit_of_work_holds_the_write_lock_from_its_start(two) -> None:  # type: ignore[no-untyped-def]
     alice, _bob, _set_id = two
     other = sqlite3.connect(alice.folder / DB_FILE, timeout=0)
     try:
-        with write_session(alice.engine):
+        with unit_of_work(alice.engine):
             with pytest.raises(sqlite3.OperationalError, match="locked"):
                 other.execute("BEGIN IMMEDIATE")
-        other.execute("BEGIN IMMEDIATE")  # released when the session ends
+        other.execute("BEGIN IMMEDIATE")  # released when the unit of work ends
         other.rollback()
     finally:
         other.close()
@@ -98,7 +98,8 @@ def test_an_approval_of_a_version_no_longer_current_is_refused(two) -> None:  # 
     from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 
     alice, bob, set_id = two
-    set_setting(alice.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(alice.engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     editing.apply_edit(bob.engine, set_id, "A1", ("title",), "Bob's title", author="bob")
     with pytest.raises(sets.ReviewConflictError, match=r"changed by bob \(now version 2\).*not approved"):
         workflow.approve(alice.engine, set_id, "A1", reviewer="alice", version=1)
@@ -131,7 +132,8 @@ def test_two_processes_setting_new_project_settings_at_once_both_succeed(two) ->
     def write(engine, value: str) -> None:  # type: ignore[no-untyped-def]
         try:
             for n in range(40):
-                set_setting(engine, f"key {n}", value)
+                with unit_of_work(engine) as tx:
+                    set_setting(tx, f"key {n}", value)
         except Exception as exc:  # noqa: BLE001 - any error is what this test looks for
             errors.append(exc)
 
@@ -143,4 +145,5 @@ def test_two_processes_setting_new_project_settings_at_once_both_succeed(two) ->
     for thread in threads:
         thread.join()
     assert errors == []
-    assert all(get_setting(alice.engine, f"key {n}") in {"p0", "p1"} for n in range(40))
+    with reading(alice.engine) as session:
+        assert all(get_setting(session, f"key {n}") in {"p0", "p1"} for n in range(40))

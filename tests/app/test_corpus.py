@@ -17,6 +17,7 @@ from gtreview.app.corpus_review import (
 )
 from gtreview.corpus.readers import CorpusImportError
 from gtreview.paths import sample_corpus_dir
+from gtreview.store import db
 from gtreview.store.corpus_repo import list_documents
 from gtreview.store.project import Project, create_project
 
@@ -34,7 +35,8 @@ def test_a_failed_import_says_nothing_was_imported(project: Project, tmp_path: P
     bad.write_bytes(b"")
     with pytest.raises(CorpusImportError, match=r"bad\.txt: .*empty.* \(nothing was imported\)$") as info:
         import_corpus(project.engine, [good, bad])
-    assert info.value.exit_status == 2 and list_documents(project.engine) == []
+    with db.reading(project.engine) as session:
+        assert info.value.exit_status == 2 and list_documents(session) == []
     with pytest.raises(CorpusImportError, match=r"no \.txt, \.md, \.csv or \.pdf files found \(nothing was imported\)"):
         empty = tmp_path / "empty"
         empty.mkdir()

@@ -37,7 +37,8 @@ def project(tmp_path: Path) -> Iterator[tuple[Engine, Path]]:
         sets.import_rubric(
             tx, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
         )
-    set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(opened.engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     yield opened.engine, opened.db_path
     opened.close()
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from gtreview.app.corpus_import import import_documents
 from gtreview.app.drafting import DraftSetupError, draft_new_set, read_prices
 from gtreview.authoring.pricing import PriceTable
 from gtreview.core.errors import UserError
 from gtreview.inference.backend import CompletionBackend
 from gtreview.store import sets
-from gtreview.store.corpus_repo import import_documents
 from gtreview.store.db import reading
 from gtreview.store.project import Project, create_project
 from tests.authoring.fakes import DraftScript, corpus

@@ -221,7 +221,8 @@ def _grade(project: Project, *, agree: bool, size: int = 24) -> list[tuple[bool,
             gate = rng.random() < 0.5
             awards = {c.id: rng.randint(0, int(c.points)) for c in item.question.components if not c.is_gate}
         adj.save_grade(project.engine, 1, item, grader="geo", gate_passed=gate, awards=awards)
-        expert_total = next(g.total for g in reversed(adjudication_repo.grades(project.engine, 1)))
+        with reading(project.engine) as session:
+            expert_total = next(g.total for g in reversed(adjudication_repo.grades(session, 1)))
         graded.append((sample.gate_passed, gate, int(sample.total), expert_total, sample.qid))
     return graded
 
@@ -305,11 +306,13 @@ def test_only_blind_grades_count_and_an_override_keeps_the_judges_own_verdict(pr
     remaining = adj.grading_sample(project.engine, 1, grader="geo", size=1, seed=2)
     adj.save_grade(project.engine, 1, remaining[0], grader="geo", gate_passed=True, awards={}, blind=False)
     # the expert settles a graded answer as they graded it: the judge is still judged on its own verdict
-    graded_keys = {g.generation_key for g in adjudication_repo.grades(project.engine, 1) if g.blind}
+    with reading(project.engine) as session:
+        graded_keys = {g.generation_key for g in adjudication_repo.grades(session, 1) if g.blind}
     target = next(s for s in results.samples if s.generation_key in graded_keys and s.total != 0)
-    adj.override_judgement(
-        project.engine, results, target.judgement_key, actor="geo", gate_passed=True, awards={}, reason="settled"
-    )
+    with unit_of_work(project.engine) as tx:
+        adj.override_judgement(
+            tx, results, target.judgement_key, actor="geo", gate_passed=True, awards={}, reason="settled"
+        )
     after = judge_gate(project.engine, 1).expert
     assert after is not None and after.n_graded == 12  # the non-blind grade is not counted
     assert (after.gate, after.kappa) == (before.gate, before.kappa)

@@ -22,7 +22,8 @@ from tests.rubric_factory import rubric
 @pytest.fixture()
 def sample(tmp_path: Path):  # type: ignore[no-untyped-def]
     project = ensure_sample_project(tmp_path / "sample")
-    set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(project.engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     with reading(project.engine) as session:
         yield project.engine, sets.list_sets(session)[0].id
     project.close()
@@ -65,7 +66,8 @@ def test_a_project_without_a_corpus_does_not_check_locators(tmp_path: Path) -> N
         set_id = sets.import_rubric(
             tx, Rubric.model_validate(rubric(1)), source_name="r.json", source_sha256="s", actor="t"
         )
-    set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     assert review.question_rows(engine, set_id, review.corpus_index(engine))[0].unresolved == 0
     workflow.approve(engine, set_id, "A1", reviewer="geo")
     with reading(engine) as session:

@@ -51,7 +51,8 @@ class TrainedOn(WordModel):
 
 
 def fakes(project: Project) -> dict[str, Callable[[], WordModel]]:
-    documents = load_documents(project.engine)
+    with reading(project.engine) as session:
+        documents = load_documents(session)
     trained = [p.text for d in documents if d.name.startswith(("reports/18",)) for p in d.passages]
     return {"base": lambda: TrainedOn(trained, recites=False), "tuned": lambda: TrainedOn(trained, recites=True)}
 
@@ -79,7 +80,8 @@ def test_a_bad_split_is_one_line_and_the_kept_one_stays(sample: Project) -> None
         mark_membership_split(sample.engine, TRAINED, [" "])
     with pytest.raises(MembershipSplitError, match="marked both as a training document and as held out"):
         mark_membership_split(sample.engine, ["reports/*"], HELD_OUT)
-    assert get_setting(sample.engine, MEMBERSHIP_SPLIT) == {"members": TRAINED, "held_out": HELD_OUT}
+    with reading(sample.engine) as session:
+        assert get_setting(session, MEMBERSHIP_SPLIT) == {"members": TRAINED, "held_out": HELD_OUT}
 
 
 def test_membership_aucs_come_with_the_probes(sample: Project) -> None:
@@ -87,9 +89,10 @@ def test_membership_aucs_come_with_the_probes(sample: Project) -> None:
     outcome = run_memorisation_probes(sample.engine, fakes(sample), passages=10, seed=2, split=split)
     report = outcome.membership
     assert report is not None and (report.n_members, report.n_held_out) == (10, 10)
-    assert len(report.member_documents) >= 2 and set(report.held_out_documents) <= {
-        d.name for d in load_documents(sample.engine) if d.name.startswith("reports/19")
-    }
+    with reading(sample.engine) as session:
+        assert len(report.member_documents) >= 2 and set(report.held_out_documents) <= {
+            d.name for d in load_documents(session) if d.name.startswith("reports/19")
+        }
     base, tuned = report.models
     tuned_auc = {a.signal: a for a in tuned.aucs}
     assert tuned_auc["loss"].result.auc == pytest.approx(1.0)
@@ -132,6 +135,7 @@ def test_membership_is_kept_with_the_pass(sample: Project, monkeypatch: pytest.M
     run_id = run_pass(sample.engine, config, rubric.questions, rubric_hash="h", open_backend=opener, set_id=1).run_id
     split = MembershipSplit(members=TRAINED, held_out=HELD_OUT)
     outcome = run_memorisation_probes(sample.engine, fakes(sample), passages=6, seed=1, run_id=run_id, split=split)
-    stored = read_run_config(sample.engine, run_id).probes
+    with reading(sample.engine) as session:
+        stored = read_run_config(session, run_id).probes
     assert stored is not None and outcome.membership is not None
     assert stored["membership"] == outcome.membership.model_dump(mode="json")

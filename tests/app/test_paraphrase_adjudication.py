@@ -12,6 +12,7 @@ from gtreview.app.judge_gate import judge_gate
 from gtreview.app.results import status_line
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
+from gtreview.store import db
 from tests.results.test_paraphrase import FLAGGED, REPEATS, paraphrase_project
 
 
@@ -37,9 +38,10 @@ def test_an_expert_settles_a_paraphrase_answer_and_no_figure_of_the_originals_mo
 
         question = next(q for q in results.paraphrases if q.id == FLAGGED)
         full = {c.id: int(c.points) for c in question.components}
-        override_judgement(
-            engine, results, flagged[0].key, actor="Dr Test", gate_passed=True, awards=full, reason="all there"
-        )
+        with db.unit_of_work(engine) as tx:
+            override_judgement(
+                tx, results, flagged[0].key, actor="Dr Test", gate_passed=True, awards=full, reason="all there"
+            )
         settled = load_run_results(engine, results.run_id)
         sample = next(s for s in settled.paraphrase_samples if s.judgement_key == flagged[0].key)
         assert sample.adjudicated and sample.total == sum(full.values())

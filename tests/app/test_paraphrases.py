@@ -109,7 +109,8 @@ def test_only_a_paraphrase_is_brought_up_to_date(setup: tuple[Engine, int]) -> N
 
 def test_a_paraphrase_is_reviewed_and_approved_like_any_question(setup: tuple[Engine, int]) -> None:
     engine, set_id = setup
-    set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     add_paraphrase(engine, set_id, "A1", WORDING, author="expert")
     workflow.start_review(engine, set_id, "A1-P1", reviewer="expert")
     workflow.approve(engine, set_id, "A1-P1", reviewer="expert")
@@ -120,7 +121,8 @@ def test_a_paraphrase_is_reviewed_and_approved_like_any_question(setup: tuple[En
 def test_a_paraphrase_of_no_question_of_the_set_is_not_approved(setup: tuple[Engine, int]) -> None:
     engine, set_id = setup
     add_paraphrase(engine, set_id, "A1", WORDING, author="expert")
-    set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     editing.apply_edit(engine, set_id, "A1-P1", ("paraphrase_of",), "Z9", author="expert")
     with pytest.raises(workflow.WorkflowError, match="validation error"):
         workflow.approve(engine, set_id, "A1-P1", reviewer="expert")

@@ -15,7 +15,7 @@ from gtreview.core.rubric import Rubric
 from gtreview.inference.anthropic_client import MissingApiKeyError
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo, sets
-from gtreview.store.db import unit_of_work
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import open_project
 from tests.projects import new_project
 from tests.rubric_factory import rubric
@@ -45,7 +45,8 @@ def test_the_app_function_refuses_before_the_run_exists(tmp_path: Path, without_
         config = PassConfig(name="t", models=[ModelEntry(label="m", spec=model)], judge=judge)
         with pytest.raises(MissingApiKeyError, match="no Anthropic API key"):
             run_benchmark_pass(project.engine, config, set_id=set_id)
-        assert runs_repo.list_runs(project.engine) == []
+        with reading(project.engine) as session:
+            assert runs_repo.list_runs(session) == []
     finally:
         project.close()
 
@@ -63,6 +64,7 @@ def test_gtreview_run_refuses_in_one_line_and_leaves_no_run(
     assert status == 2 and len(err) == 1 and "no Anthropic API key" in err[0], err
     project = open_project(folder)
     try:
-        assert runs_repo.list_runs(project.engine) == []
+        with reading(project.engine) as session:
+            assert runs_repo.list_runs(session) == []
     finally:
         project.close()

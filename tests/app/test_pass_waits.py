@@ -14,7 +14,7 @@ from gtreview.core.rubric import Rubric
 from gtreview.inference.backend import CompletionBackend
 from gtreview.runs.execute import PassCancelled
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend
 from tests.projects import new_project
@@ -70,7 +70,8 @@ def test_a_second_pass_waits_for_the_first_and_reuses_what_it_stored(tmp_path: P
         assert results["second"].run_id == results["first"].run_id
         assert results["second"].model_calls == 0  # everything was stored by the first
         assert len(calls) >= calls_before and calls.count(BASE) == 4  # two questions, two repeats, paid once
-        assert [(r.id, r.status) for r in runs_repo.list_runs(first.engine)] == [(1, "finished")]
+        with db.reading(first.engine) as session:
+            assert [(r.id, r.status) for r in runs_repo.list_runs(session)] == [(1, "finished")]
     finally:
         gate.set()
         first.close()

@@ -69,7 +69,8 @@ class WordModel:
 
 
 def fakes(project: Project) -> dict[str, Callable[[], WordModel]]:
-    texts = [p.text for d in load_documents(project.engine) for p in d.passages]
+    with reading(project.engine) as session:
+        texts = [p.text for d in load_documents(session) for p in d.passages]
     return {"base": lambda: WordModel(texts, recites=False), "tuned": lambda: WordModel(texts, recites=True)}
 
 
@@ -130,7 +131,8 @@ def test_probes_kept_with_a_pass_by_section(sample: Project, monkeypatch: pytest
     outcome = run_memorisation_probes(sample.engine, fakes(sample), passages=40, seed=1, run_id=run_id)
     assert outcome.run_id == run_id and outcome.sections
     assert set(outcome.sections) <= {q.section or "(none)" for q in rubric.questions}
-    stored = read_run_config(sample.engine, run_id).probes
+    with reading(sample.engine) as session:
+        stored = read_run_config(session, run_id).probes
     assert stored is not None and set(stored) == {"familiarity", "recall", "sections"}
     assert stored["familiarity"] == outcome.familiarity.model_dump(mode="json")
     assert set(stored["sections"]) == set(outcome.sections)

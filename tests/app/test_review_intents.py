@@ -25,7 +25,8 @@ def setup(tmp_path: Path) -> Iterator[tuple[Engine, int]]:
         set_id = sets.import_rubric(
             tx, Rubric.model_validate(rubric(2)), source_name="r.json", source_sha256="s", actor="importer"
         )
-    set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(project.engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     yield project.engine, set_id
     project.close()
 

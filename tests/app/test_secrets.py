@@ -96,7 +96,8 @@ def test_the_database_holds_no_credential(leaky_pass: tuple[Project, int, str]) 
 
 def test_the_run_configuration_keeps_the_url_without_its_password(leaky_pass: tuple[Project, int, str]) -> None:
     project, run_id, _ = leaky_pass
-    config = read_run_config(project.engine, run_id)
+    with reading(project.engine) as session:
+        config = read_run_config(session, run_id)
     assert config.pass_config is not None
     spec = config.pass_config.models[1].spec
     assert spec.startswith(f"openai:http://{USER}:***@127.0.0.1:") and spec.endswith("/v1#echo-basic")

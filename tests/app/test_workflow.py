@@ -24,7 +24,8 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
         set_id = sets.import_rubric(
             tx, Rubric.model_validate(rubric(3)), source_name="r.json", source_sha256="s", actor="importer"
         )
-    set_setting(project.engine, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own test
+    with unit_of_work(project.engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own test
     yield project.engine, set_id
     project.close()
 
@@ -150,7 +151,8 @@ def test_approval_needs_calibration_of_the_current_version(setup) -> None:  # ty
     from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 
     engine, set_id = setup
-    set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, True)
+    with unit_of_work(engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, True)
     with pytest.raises(WorkflowError, match="not been calibrated"):
         workflow.approve(engine, set_id, "A1", reviewer="geo")
     with reading(engine) as session:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from gtreview.app.corpus_import import import_documents
 from gtreview.cli import draft as commands_authoring
 from gtreview.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from gtreview.cli.main import build_parser
@@ -17,7 +18,6 @@ from gtreview.core.errors import UserError
 from gtreview.inference.backend import ChatMessage, CompletionRequest
 from gtreview.judging.prompts import load_template
 from gtreview.store import sets
-from gtreview.store.corpus_repo import import_documents
 from gtreview.store.db import reading
 from gtreview.store.project import create_project, open_project
 from tests.authoring.fakes import DraftScript, corpus, critique_reply

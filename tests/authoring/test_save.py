@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from gtreview.app.corpus_import import import_documents
 from gtreview.authoring.authority import default_contract, from_source_authority
 from gtreview.authoring.pipeline import DraftResult, NothingToSaveError, draft_set, save_drafts
 from gtreview.core.rubric import Rubric, rubric_to_json_text
 from gtreview.core.validation import validate_rubric
 from gtreview.store import sets
-from gtreview.store.corpus_repo import import_documents
 from gtreview.store.db import reading
 from gtreview.store.project import Project, create_project
 from tests.authoring.fakes import DraftScript, corpus, passages, rubric_reply

@@ -20,7 +20,7 @@ from gtreview.app.results import load_results
 from gtreview.cli.main import main
 from gtreview.core.rubric import Rubric
 from gtreview.results.loader import SampleStatus, load_run_results
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import open_project
 from tests.cli.test_cli_rubric import gtreview
 from tests.interop.harness_format import (
@@ -137,8 +137,10 @@ def test_a_clean_round_imports_with_exit_0_and_keeps_every_answer(
 
     opened = open_project(project)
     try:
-        (run,) = runs_repo.list_runs(opened.engine)
-        generations = {(g.model_label, g.qid): g for g in runs_repo.run_generations(opened.engine, run.id)}
+        with db.reading(opened.engine) as session:
+            (run,) = runs_repo.list_runs(session)
+        with db.reading(opened.engine) as session:
+            generations = {(g.model_label, g.qid): g for g in runs_repo.run_generations(session, run.id)}
         assert len(generations) == 6
         # the failures keep the raw reply: a thinking-only text and a refusal, with the harness's reason
         assert (generations[("base", "B2")].raw_text, generations[("base", "B2")].status) == (THINKING, "error")
@@ -168,9 +170,10 @@ def test_a_clean_round_imports_with_exit_0_and_keeps_every_answer(
     assert status == 0 and f"already imported as run {run.id}" in out
     opened = open_project(project)
     try:
-        assert [(r.id, r.generations, r.judgements, r.pairs) for r in runs_repo.list_runs(opened.engine)] == [
-            (run.id, 6, 6, 3)
-        ]
+        with db.reading(opened.engine) as session:
+            assert [(r.id, r.generations, r.judgements, r.pairs) for r in runs_repo.list_runs(session)] == [
+                (run.id, 6, 6, 3)
+            ]
     finally:
         opened.close()
 
@@ -185,8 +188,10 @@ def test_scores_alone_store_both_answers_of_every_entry(
     assert (json.loads(out)["answers"], json.loads(out)["failures"]) == (4, 2)  # the base's two blank answers
     opened = open_project(project)
     try:
-        (run,) = runs_repo.list_runs(opened.engine)
-        generations = {(g.model_label, g.qid): g for g in runs_repo.run_generations(opened.engine, run.id)}
+        with db.reading(opened.engine) as session:
+            (run,) = runs_repo.list_runs(session)
+        with db.reading(opened.engine) as session:
+            generations = {(g.model_label, g.qid): g for g in runs_repo.run_generations(session, run.id)}
         assert generations[("lora", "B2")].clean_text.startswith("Malachite")
         assert generations[("base", "A1")].raw_text.startswith("Copper occurs")
         assert (generations[("base", "C3")].status, generations[("base", "C3")].error) == ("error", "empty answer")
@@ -242,7 +247,8 @@ def test_only_real_differences_are_disagreements_each_with_its_rule(
 
     opened = open_project(project)
     try:
-        (run,) = runs_repo.list_runs(opened.engine)
+        with db.reading(opened.engine) as session:
+            (run,) = runs_repo.list_runs(session)
         results = load_run_results(opened.engine, run.id)
         samples = {(s.model, s.qid): s for s in results.samples}
         assert (samples[("base", "A1")].status, samples[("base", "A1")].total) == (SampleStatus.ERROR, 0.0)
@@ -283,7 +289,8 @@ def test_pointwise_only_and_pairwise_only_files(
     assert (json.loads(out)["judgements"], json.loads(out)["pairs"], json.loads(out)["answers"]) == (3, 0, 3)
     opened = open_project(tmp_path / "p1")
     try:
-        results = load_run_results(opened.engine, runs_repo.list_runs(opened.engine)[0].id)
+        with db.reading(opened.engine) as session:
+            results = load_run_results(opened.engine, runs_repo.list_runs(session)[0].id)
         assert results.models == ["lora"] and [s.total for s in results.samples] == [4.0, 4.0, 5.0]
     finally:
         opened.close()
@@ -354,7 +361,8 @@ def test_older_files_bracketed_tokens_legacy_answers_digit_ids_and_crlf(
 def nothing_stored(project: Path) -> bool:
     opened = open_project(project)
     try:
-        return runs_repo.list_runs(opened.engine) == []
+        with db.reading(opened.engine) as session:
+            return runs_repo.list_runs(session) == []
     finally:
         opened.close()
 
@@ -539,17 +547,21 @@ def test_a_file_whose_figures_contradict_themselves(tmp_path: Path, interop_dir:
 
     opened = open_project(project)
     try:
-        (run,) = runs_repo.list_runs(opened.engine)
+        with db.reading(opened.engine) as session:
+            (run,) = runs_repo.list_runs(session)
         assert (run.source, run.generations, run.judgements, run.pairs) == ("harness-import", 3, 6, 3)
-        generations = runs_repo.run_generations(opened.engine, run.id)
+        with db.reading(opened.engine) as session:
+            generations = runs_repo.run_generations(session, run.id)
         assert [(g.qid, g.status, g.clean_text) for g in generations] == [
             ("A1", "ok", "The host."),
             ("B2", "ok", "Older format answer."),
             ("C3", "error", ""),
         ]
-        totals = {(j.qid, j.model_label): j.total for j in runs_repo.run_judgements(opened.engine, run.id)}
+        with db.reading(opened.engine) as session:
+            totals = {(j.qid, j.model_label): j.total for j in runs_repo.run_judgements(session, run.id)}
         assert totals[("B2", "base")] == 0 and totals[("A1", "base")] == 6
-        labels = [p.label for p in runs_repo.run_pairs(opened.engine, run.id)]
+        with db.reading(opened.engine) as session:
+            labels = [p.label for p in runs_repo.run_pairs(session, run.id)]
         assert labels == ["A>B", "A>B", "unknown"]
     finally:
         opened.close()

@@ -28,7 +28,7 @@ from gtreview.runs.membership import MembershipReport, ModelMembership, SignalAu
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.record import update_run_config
 from gtreview.store import sets
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.project import open_project
 from tests.cli.test_cli_results import cli
 from tests.judging.scripted import ScriptedBackend, verdict_json
@@ -95,7 +95,8 @@ def floor_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         pairwise=False,
     )
     run_id = scripted_pass(project, config, open_backend({q.id: q for q in rubric.questions}))
-    update_run_config(project.engine, run_id, probes=MEMBERSHIP)
+    with unit_of_work(project.engine) as tx:
+        update_run_config(tx, run_id, probes=MEMBERSHIP)
     project.close()
     yield folder, run_id
 

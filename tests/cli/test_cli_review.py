@@ -10,6 +10,7 @@ import pytest
 from gtreview.app import workflow
 from gtreview.cli.common import EXIT_OK, EXIT_USAGE, actor
 from gtreview.cli.main import main
+from gtreview.store import db
 from gtreview.store.project import open_project
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.projects import new_project
@@ -24,7 +25,8 @@ def project(tmp_path: Path) -> Path:
     assert main(["rubric", "import", str(source), "--project", str(folder)]) == EXIT_OK
     opened = open_project(folder)
     try:
-        set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own tests
+        with db.unit_of_work(opened.engine) as tx:
+            set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own tests
     finally:
         opened.close()
     return folder

@@ -35,3 +35,46 @@ def test_imports_passes_and_paraphrases_say_what_they_touched() -> None:
 def test_a_plain_value_changed_nothing_and_an_op_result_carries_its_own() -> None:
     assert changes_of("done").empty
     assert changes_of(OpResult(None, OpChanges(corpus=True))) == OpChanges(corpus=True)
+
+
+def test_the_gui_builds_no_changes_of_its_own() -> None:
+    """Every op passes on what its intent said it changed (``changes_of``); a widget or
+    controller that constructs ``OpChanges(...)`` is working out what an intent did."""
+    import ast
+    from pathlib import Path
+
+    import gtreview.ui
+
+    built = []
+    for path in sorted(Path(gtreview.ui.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "OpChanges":
+                built.append(f"{path.name}:{node.lineno}")
+    assert built == []
+
+
+def test_a_sign_off_a_saved_edit_and_a_cancelled_calibration_say_what_they_changed() -> None:
+    from datetime import UTC, datetime
+
+    from gtreview.app.editing import SaveResult
+    from gtreview.app.question_calibration import CalibrationCancelled
+    from gtreview.store.sets import SignoffInfo
+
+    signed = SignoffInfo(
+        id=1,
+        set_id=4,
+        number=1,
+        content_hash="h",
+        question_count=2,
+        reviewer="geo",
+        signed_at=datetime.now(UTC),
+        comment="",
+    )
+    assert changes_of(signed) == OpChanges(sets=frozenset({4}))
+    edited = SaveResult(version=3, findings=[], set_id=4, qid="A1")
+    assert changes_of(edited) == OpChanges.of_questions(4, "A1")
+    renamed = SaveResult(version=3, findings=[], set_id=4, qid="B1", renamed=True)
+    assert changes_of(renamed) == OpChanges.of_questions(4, "B1") | OpChanges(sets=frozenset({4}))
+    cancelled = CalibrationCancelled("cancelled", OpChanges.of_questions(4, "A1"))
+    assert changes_of(cancelled) == OpChanges.of_questions(4, "A1")
+    assert changes_of(CalibrationCancelled("cancelled before the judge was opened")).empty

@@ -28,7 +28,7 @@ from gtreview.inference.backend import CompletionBackend, Sampling
 from gtreview.inference.openai_client import OpenAICompatibleBackend, served_models
 from gtreview.runs.execute import ModelUnreachable, PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import open_project
 from tests.inference.real_server import LlamaCppServer, ServerFailed
 from tests.judging.scripted import ScriptedBackend
@@ -171,19 +171,24 @@ def test_an_outage_mid_pass_stores_nothing_against_the_model_and_the_rerun_compl
                 progress=kill_after_the_first_answer,
             )  # fmt: skip
         assert not up.running
-        (run,) = runs_repo.list_runs(project.engine)
-        stored = runs_repo.run_generations(project.engine, run.id)
+        with db.reading(project.engine) as session:
+            (run,) = runs_repo.list_runs(session)
+        with db.reading(project.engine) as session:
+            stored = runs_repo.run_generations(session, run.id)
         assert run.status == "stopped" and 1 <= len(stored) < total
         assert all(g.status == "ok" and g.error == "" for g in stored)  # the outage is no answer of the model's
-        assert runs_repo.run_judgements(project.engine, run.id) == []  # the judge never ran
+        with db.reading(project.engine) as session:
+            assert runs_repo.run_judgements(session, run.id) == []  # the judge never ran
 
         up.start()  # the same port: the spec still names it
         before = up.chat_requests()
         result = run_pass(project.engine, config, questions, rubric_hash="r", open_backend=open_backend)
         asked = up.chat_requests() - before
-        (finished,) = runs_repo.list_runs(project.engine)
+        with db.reading(project.engine) as session:
+            (finished,) = runs_repo.list_runs(session)
         kept = {g.key for g in stored}
-        new = [g for g in runs_repo.run_generations(project.engine, run.id) if g.key not in kept]
+        with db.reading(project.engine) as session:
+            new = [g for g in runs_repo.run_generations(session, run.id) if g.key not in kept]
     finally:
         project.close()
     assert result.run_id == run.id and result.reused == len(stored)

@@ -20,7 +20,7 @@ from gtreview.results.loader import load_run_results
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import sets
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 
 
@@ -199,7 +199,8 @@ def test_probes_kept_with_the_pass_are_read_against_its_scores(finished_run, tmp
         comparisons=[],
     )
     stored = {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}
-    update_run_config(project.engine, run_id, probes={**stored, "sections": {"A": stored}})
+    with unit_of_work(project.engine) as tx:
+        update_run_config(tx, run_id, probes={**stored, "sections": {"A": stored}})
     results = load_run_results(project.engine, run_id)
     analysis = analyse(results, n_boot=300, n_perm=500)
     gated = write_run_report(

@@ -24,7 +24,7 @@ from gtreview.results.analysis import analyse
 from gtreview.results.counts import COUNT_NAMES
 from gtreview.results.loader import SampleStatus, load_run_results
 from gtreview.runs.execute import PassCancelled
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from tests.results.test_one_source import SEEDLESS, config, project, run
 
 __all__ = ["project"]  # the fixture, used by name
@@ -41,7 +41,8 @@ def stopped_in(engine: Engine, set_id: int, phase: str) -> int:
             progress=lambda event: cancel.set() if event.phase == phase else None,
             cancel=cancel,
         )
-    (stopped,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (stopped,) = runs_repo.list_runs(session)
     return stopped.id
 
 

@@ -15,7 +15,7 @@ from gtreview.results.loader import SampleStatus, load_run_results
 from gtreview.results.noise import noise_report
 from gtreview.results.noise_text import model_reading, noise_text
 from gtreview.runs.execute import run_pass
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend
 from tests.runs.test_judge_repeats import QUESTIONS, NoisyJudge, config
@@ -57,8 +57,10 @@ def test_the_cube_holds_every_stored_verdict_and_errors_once(project) -> None:  
     )
     results = load_run_results(project.engine, run.run_id)
     assert results.judge_repeats == 3
-    rows = runs_repo.run_judgements(project.engine, run.run_id)
-    (listed,) = runs_repo.list_runs(project.engine)
+    with db.reading(project.engine) as session:
+        rows = runs_repo.run_judgements(session, run.run_id)
+    with db.reading(project.engine) as session:
+        (listed,) = runs_repo.list_runs(session)
     assert listed.judgements == results.record_counts()["judgements"] == len(rows)  # repeats counted alike
     for model in results.models:
         cube = results.verdict_cube(model)

@@ -135,7 +135,8 @@ def assert_outputs_agree(engine: Engine, run_id: int, folder: Path) -> None:
         }
 
     # The Runs view counts (linked records) are the loader's.
-    (summary,) = [r for r in runs_repo.list_runs(engine) if r.id == run_id]
+    with reading(engine) as session:
+        (summary,) = [r for r in runs_repo.list_runs(session) if r.id == run_id]
     counts = results.record_counts()
     assert (summary.generations, summary.judgements, summary.pairs) == (
         counts["generations"],
@@ -178,6 +179,7 @@ def test_an_override_reaches_every_output(project, tmp_path: Path) -> None:  # t
         awards={"C2": 3, "C3": 4},
     )
     assert decision.action == "override" and (decision.qid, decision.model) == ("A1", "tuned")
+    assert decision.changes.adjudications == {run_id}  # what the GUI's views refresh
     after = load_run_results(opened.engine, run_id)
     settled = next(s for s in after.samples if s.judgement_key == sample.judgement_key)
     assert (settled.total, settled.judge_total, settled.adjudicated) == (10, 6, True)
@@ -222,7 +224,8 @@ def test_a_pass_that_reuses_an_earlier_passs_answers(project, tmp_path: Path) ->
         set_id=set_id,
     ).run_id
     assert second != first and calls == []  # everything reused: no model opened
-    summaries = {r.id: r for r in runs_repo.list_runs(opened.engine)}
+    with reading(opened.engine) as session:
+        summaries = {r.id: r for r in runs_repo.list_runs(session)}
     assert summaries[second].generations == summaries[first].generations == 18
     assert_outputs_agree(opened.engine, second, tmp_path)
     assert read_csv(tmp_path / f"run{second}.csv") == read_csv(
@@ -236,7 +239,8 @@ def test_a_pass_extended_from_3_to_4_repeats(project, tmp_path: Path) -> None:  
     extended = run(opened.engine, set_id, config(repeats=4))
     results = load_run_results(opened.engine, extended)
     assert results.repeats == 4 and len(results.samples) == 2 * 3 * 4
-    summary = next(r for r in runs_repo.list_runs(opened.engine) if r.id == extended)
+    with reading(opened.engine) as session:
+        summary = next(r for r in runs_repo.list_runs(session) if r.id == extended)
     assert summary.generations == 24  # 18 reused and 6 new, not the 6 it wrote itself
     assert_outputs_agree(opened.engine, extended, tmp_path)
     rows = read_csv(tmp_path / f"run{extended}.csv")
@@ -253,14 +257,16 @@ def test_a_resumed_pass(project, tmp_path: Path) -> None:  # type: ignore[no-unt
 
     with pytest.raises(PassCancelled):
         run(opened.engine, set_id, config(), progress=stop_after_first_batch, cancel=cancel)
-    (stopped,) = runs_repo.list_runs(opened.engine)
+    with reading(opened.engine) as session:
+        (stopped,) = runs_repo.list_runs(session)
     assert stopped.status is RunStatus.STOPPED and 0 < stopped.generations < 18
     partial = load_run_results(opened.engine, stopped.id)
     assert any(s.status is SampleStatus.MISSING for s in partial.samples)
     assert_outputs_agree(opened.engine, stopped.id, tmp_path / "partial")
     resumed = run(opened.engine, set_id, config())
     assert resumed == stopped.id
-    (finished,) = runs_repo.list_runs(opened.engine)
+    with reading(opened.engine) as session:
+        (finished,) = runs_repo.list_runs(session)
     assert finished.status is RunStatus.FINISHED and finished.generations == 18
     assert_outputs_agree(opened.engine, resumed, tmp_path)
 
@@ -320,7 +326,8 @@ def test_the_report_cover_is_the_same_from_the_app_and_the_cli(project, tmp_path
     from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 
     opened, set_id = project
-    set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own tests
+    with unit_of_work(opened.engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)  # calibration has its own tests
     with reading(opened.engine) as session:
         for summary in sets.list_questions(session, set_id):
             workflow.approve(opened.engine, set_id, summary.qid, reviewer="geologist")
@@ -371,7 +378,8 @@ def test_an_import_of_a_released_rubric_names_its_set_and_sign_off(project, tmp_
     from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 
     opened, set_id = project
-    set_setting(opened.engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(opened.engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     with reading(opened.engine) as session:
         for summary in sets.list_questions(session, set_id):
             workflow.approve(opened.engine, set_id, summary.qid, reviewer="geologist")

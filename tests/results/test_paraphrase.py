@@ -131,7 +131,8 @@ def paraphrase_project(folder: Path) -> Iterator[tuple[Project, Passes]]:
         results = load_run_results(project.engine, scripted_pass(project, config, open_backend(everything), questions))
         loaded.append((results, analyse(results, n_boot=400, n_perm=500)))
     (plain, plain_analysis), (with_variants, analysis) = loaded
-    listed = {r.id: r.generations for r in runs_repo.list_runs(project.engine)}
+    with reading(project.engine) as session:
+        listed = {r.id: r.generations for r in runs_repo.list_runs(session)}
     # the Runs view's count (the link table) still agrees with the loader's, paraphrases included
     assert listed[with_variants.run_id] == with_variants.record_counts()["generations"]
     try:

@@ -16,7 +16,7 @@ from gtreview.inference.backend import CompletionRequest, CompletionResult, Samp
 from gtreview.judging.prompts import POINTWISE, load_template
 from gtreview.runs.execute import PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig, plan_pass, shuffled_components
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, answer_of, verdict_json
 from tests.rubric_factory import question
@@ -143,11 +143,13 @@ def test_repeats_are_stored_a_rerun_costs_nothing_and_raising_j_asks_only_the_ne
     assert len(judge.calls) == 16  # only repeats 1 and 2 of each of the 8 answers
     assert {e.total for e in events if e.phase == "judge"} == {16}  # progress counts every verdict
     assert three.judged == 16
-    rows = runs_repo.run_judgements(engine, three.run_id)
+    with db.reading(engine) as session:
+        rows = runs_repo.run_judgements(session, three.run_id)
     assert len(rows) == 24
     repeats = [json.loads(r.record_json).get("judge_repeat", 0) for r in rows]
     assert sorted(repeats) == [0] * 8 + [1] * 8 + [2] * 8
-    first = {r.key for r in runs_repo.run_judgements(engine, one.run_id)}
+    with db.reading(engine) as session:
+        first = {r.key for r in runs_repo.run_judgements(session, one.run_id)}
     assert first <= {r.key for r in rows}  # verdict 0 reused, not asked again
 
     # Shuffled repeats show C2 and C3 in the order the plan says; the seed stays the judge's.

@@ -21,6 +21,7 @@ from gtreview.app.membership import MembershipSplit, resolve_membership_split
 from gtreview.app.probes import ProbeOutcome, probe_models, run_memorisation_probes
 from gtreview.app.sample_project import ensure_sample_project
 from gtreview.runs.membership import split_passages
+from gtreview.store import db
 from gtreview.store.corpus_repo import load_documents
 from tests.known_answers import write_base, write_memoriser
 
@@ -42,7 +43,8 @@ def known(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fixtures]:
     project = ensure_sample_project(root / "sample")
     try:
         members, held_out = resolve_membership_split(project.engine, SPLIT)
-        passages = split_passages(load_documents(project.engine), members, held_out, PER_SIDE, seed=0)
+        with db.reading(project.engine) as session:
+            passages = split_passages(load_documents(session), members, held_out, PER_SIDE, seed=0)
         base = write_base(root / "base.gguf")
         null = shutil.copyfile(base, root / "null.gguf")  # the base under another name: trained on nothing
         texts = {side: [p.text for p in passages if p.side == side] for side in ("member", "held-out")}
@@ -50,7 +52,8 @@ def known(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fixtures]:
         other, other_losses = write_memoriser(root / "held-out-tuned.gguf", base, texts["held-out"])
         # Fine-tuned as much, on reports of neither side: it changed, but not towards either.
         outside = resolve_membership_split(project.engine, OUTSIDE)[0]
-        unrelated_texts = [p.text for p in split_passages(load_documents(project.engine), outside, held_out, PER_SIDE)]
+        with db.reading(project.engine) as session:
+            unrelated_texts = [p.text for p in split_passages(load_documents(session), outside, held_out, PER_SIDE)]
         unrelated, _ = write_memoriser(root / "unrelated.gguf", base, unrelated_texts[:PER_SIDE])
         models = probe_models(
             [

@@ -12,7 +12,7 @@ from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.execute import PassCancelled, PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import create_project
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
 from tests.rubric_factory import question
@@ -87,14 +87,19 @@ def test_a_pass_stores_everything_and_a_rerun_costs_nothing(engine) -> None:  # 
     events: list[PassEvent] = []
     result = run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=models.open, progress=events.append)
     assert (result.generated, result.generation_errors, result.judged, result.pairs) == (12, 0, 12, 6)
-    generations = runs_repo.run_generations(engine, result.run_id)
+    with db.reading(engine) as session:
+        generations = runs_repo.run_generations(session, result.run_id)
     tuned = [g for g in generations if g.model_label == "tuned"]
     assert tuned[0].raw_text.startswith("<think>") and tuned[0].clean_text.startswith("The tuned answer")
     seeds = sorted({g.raw_text.split("seed ")[1].split(")")[0] for g in tuned if g.qid == "A1"})
     assert seeds == ["1234", "1235", "1236"]  # one seed per repeat: reproducible
-    totals = {(j.model_label, j.qid, j.sample_index): j.total for j in runs_repo.run_judgements(engine, result.run_id)}
+    with db.reading(engine) as session:
+        totals = {
+            (j.model_label, j.qid, j.sample_index): j.total for j in runs_repo.run_judgements(session, result.run_id)
+        }
     assert totals[("tuned", "A1", 0)] == 5 and totals[("base", "A2", 2)] == 4
-    assert {p.label for p in runs_repo.run_pairs(engine, result.run_id)} == {"A>B"}
+    with db.reading(engine) as session:
+        assert {p.label for p in runs_repo.run_pairs(session, result.run_id)} == {"A>B"}
     assert {e.phase for e in events} == {"generate", "judge", "pairwise"}
     # 0 of N as each phase begins, then one event per verdict and per pair as each is final.
     assert [e.done for e in events if e.phase == "judge"] == list(range(0, 13))
@@ -154,12 +159,15 @@ def test_empty_generations_are_retried_then_recorded_as_errors(engine) -> None: 
     result = run_pass(engine, config(repeats=1), QUESTIONS, rubric_hash="r", open_backend=open_backend)
     assert result.generation_errors == 2 and len(attempts) == 8  # 2 questions x (1 try + 3 retries)
     assert sorted(set(attempts)) == [1234, 2234, 3234, 4234]  # each retry with a fresh seed
-    errors = [g for g in runs_repo.run_generations(engine, result.run_id) if g.status == "error"]
+    with db.reading(engine) as session:
+        errors = [g for g in runs_repo.run_generations(session, result.run_id) if g.status == "error"]
     assert [(g.attempts, g.clean_text) for g in errors] == [(4, ""), (4, "")]
     assert all(g.raw_text.startswith("<think>") for g in errors)  # the raw output is kept
-    judged = {(j.model_label, j.qid) for j in runs_repo.run_judgements(engine, result.run_id)}
+    with db.reading(engine) as session:
+        judged = {(j.model_label, j.qid) for j in runs_repo.run_judgements(session, result.run_id)}
     assert ("tuned", "A1") not in judged  # errors are not judged as if they were answers
-    pairs = runs_repo.run_pairs(engine, result.run_id)
+    with db.reading(engine) as session:
+        pairs = runs_repo.run_pairs(session, result.run_id)
     assert {p.label for p in pairs} == {"B>>A"}  # and they lose their pairs
 
 
@@ -181,11 +189,13 @@ def test_cancel_then_resume(engine) -> None:  # type: ignore[no-untyped-def]
             progress=stop_after_first,
             cancel=cancel,
         )
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert run.generations == 12 and 0 < run.judgements < 12
     resumed = run_pass(engine, config(), QUESTIONS, rubric_hash="r", open_backend=Models().open)
     assert resumed.reused == 12 and resumed.judged == 12 - run.judgements and resumed.pairs == 6
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.judgements, run.pairs, run.status) == (12, 6, "finished")
 
 
@@ -216,7 +226,8 @@ def test_a_judge_that_fails_its_fixtures_stops_the_pass_before_generation(engine
     with pytest.raises(DriftError, match="at the start of the run"):
         run_pass(engine, config(drift_every=50), QUESTIONS, rubric_hash="r", open_backend=open_backend)
     assert models.opened == ["judge:x"]  # no model was opened, nothing was generated
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.generations, run.status) == (0, "stopped")
 
 
@@ -261,7 +272,8 @@ def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_o
         def respond(request: CompletionRequest) -> CompletionResult:
             arrived.append(spec)
             if len(arrived) in cancel_at:
-                stored_before.append(sum(r.generations for r in runs_repo.list_runs(engine)))
+                with db.reading(engine) as session:
+                    stored_before.append(sum(r.generations for r in runs_repo.list_runs(session)))
                 cancel.set()
             return CompletionResult(text=f"An answer (seed {request.sampling.seed}).", completion_tokens=5)
 
@@ -273,7 +285,8 @@ def test_answers_stream_in_one_call_per_model_and_a_cancel_keeps_every_arrived_o
     with pytest.raises(PassCancelled):
         run_pass(engine, cfg, questions, rubric_hash="r", open_backend=open_backend, cancel=cancel)
     assert [len(batch) for batch in backends[0].batches] == [12]  # every answer of the model in one call
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert run.generations == 7 and run.status == "stopped"  # nothing that arrived is lost
     assert stored_before == [6]  # each answer was stored as it arrived, not at the end of the call
     backends.clear()
@@ -324,7 +337,8 @@ def stopped_at(engine, phase: str, **changes: Any):  # type: ignore[no-untyped-d
             progress=lambda event: cancel.set() if event.phase == phase and event.done > 0 else None,
             cancel=cancel,
         )
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     return run, load_run_results(engine, run.id)
 
 
@@ -334,7 +348,8 @@ def test_each_verdict_is_stored_as_it_arrives_not_at_the_end_of_the_judges_call(
     judge_backends: list[StreamingBackend] = []
 
     def judge(request: CompletionRequest) -> str:
-        stored_when_asked.append(runs_repo.list_runs(engine)[0].judgements)
+        with db.reading(engine) as session:
+            stored_when_asked.append(runs_repo.list_runs(session)[0].judgements)
         q = next(q for q in questions if f"QUESTION {q.id}:" in request.messages[1].content)
         return verdict_json(q, True, {})
 

@@ -18,7 +18,7 @@ from gtreview.inference.backend import CompletionBackend, CompletionRequest
 from gtreview.inference.openai_client import OpenAICompatibleBackend
 from gtreview.runs.execute import ModelUnreachable, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend
 from tests.projects import new_project
@@ -113,7 +113,8 @@ def test_an_outage_stops_the_pass_unfinished_and_the_rerun_asks_again(engine) ->
         config = server_config(server.url)
         with pytest.raises(ModelUnreachable, match=r"could not be reached.*HTTP 503: loading model"):
             run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener(server.url))
-        (run,) = runs_repo.list_runs(engine)
+        with db.reading(engine) as session:
+            (run,) = runs_repo.list_runs(session)
         assert (run.status, run.generations) == ("stopped", 0)  # no error counted against the model
         assert server.requests == 4 * 2 * 2  # 4 answers, each asked twice by the pass, each retried once
 
@@ -121,7 +122,8 @@ def test_an_outage_stops_the_pass_unfinished_and_the_rerun_asks_again(engine) ->
         result = run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener(server.url))
     assert result.run_id == run.id and server.requests == 4  # the calls are made again, not "reused"
     assert (result.generated, result.generation_errors, result.judged) == (4, 0, 4)
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.status, run.generations) == ("finished", 4)
 
 
@@ -147,7 +149,8 @@ def test_outage_errors_an_earlier_version_stored_are_asked_for_again(engine) -> 
         server.down, server.requests = False, 0
         again = run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener(server.url))
     assert server.requests == 4 and (again.generated, again.generation_errors) == (4, 0)  # not "reused"
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.status, run.generations) == ("finished", 4)
 
 
@@ -194,13 +197,15 @@ def test_a_judge_outage_stores_no_verdict_and_the_rerun_judges(engine, phase, dr
         )
         with pytest.raises(ModelUnreachable, match=rf"could not be reached: \d+ of \d+ {phase} are missing"):
             run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=open_backend)
-        (run,) = runs_repo.list_runs(engine)
+        with db.reading(engine) as session:
+            (run,) = runs_repo.list_runs(session)
         assert (run.status, (run.generations, run.judgements, run.pairs)) == ("stopped", stored)
 
         server.down = False
         result = run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=open_backend)
     assert (result.judged, result.unscored, result.pairs) == (4 - stored[1], 0, 2)
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.status, run.generations, run.judgements, run.pairs) == ("finished", 4, 4, 2)
 
 
@@ -208,7 +213,8 @@ def test_a_refused_connection_is_not_a_generation_error(engine) -> None:  # type
     url = closed_port_url()
     with pytest.raises(ModelUnreachable, match=r"could not be reached.*ConnectError"):
         run_pass(engine, server_config(url), QUESTIONS, rubric_hash="r", open_backend=opener(url))
-    (run,) = runs_repo.list_runs(engine)
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.status, run.generations) == ("stopped", 0)
 
 
@@ -223,7 +229,8 @@ def test_a_pass_that_cannot_start_leaves_no_running_run(engine, models, judge, m
     config = PassConfig(name="t", models=models, judge=judge, drift_every=0)
     with pytest.raises(ValueError, match=message):
         run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener("http://127.0.0.1:9"))
-    assert [r for r in runs_repo.list_runs(engine) if r.status == "running"] == []
+    with db.reading(engine) as session:
+        assert [r for r in runs_repo.list_runs(session) if r.status == "running"] == []
 
 
 def test_a_model_file_with_a_bad_magic_is_refused_before_any_run_exists(engine, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -238,7 +245,8 @@ def test_a_model_file_with_a_bad_magic_is_refused_before_any_run_exists(engine, 
 
     with pytest.raises(ModelFileError, match=r"model\.gguf"):
         run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=never_opened)
-    assert runs_repo.list_runs(engine) == []
+    with db.reading(engine) as session:
+        assert runs_repo.list_runs(session) == []
 
 
 def test_two_passes_of_one_plan_started_together_make_one_run_and_one_set_of_calls(tmp_path: Path) -> None:
@@ -275,7 +283,8 @@ def test_two_passes_of_one_plan_started_together_make_one_run_and_one_set_of_cal
     for thread in threads:
         thread.join(timeout=60)
     try:
-        runs = runs_repo.list_runs(projects[0].engine)
+        with db.reading(projects[0].engine) as session:
+            runs = runs_repo.list_runs(session)
     finally:
         for project in projects:
             project.close()
@@ -311,8 +320,10 @@ def test_a_runaway_generation_is_an_error_and_the_pass_moves_on(engine) -> None:
     assert not thread.is_alive() and outcome, "the pass hung on a runaway generation"
     result = outcome[0]
     assert (result.generated, result.generation_errors, result.judged) == (1, 1, 1)
-    errors = [g for g in runs_repo.run_generations(engine, result.run_id) if g.status == "error"]
+    with db.reading(engine) as session:
+        errors = [g for g in runs_repo.run_generations(session, result.run_id) if g.status == "error"]
     assert [(g.qid, g.attempts) for g in errors] == [(looping.id, 2)]
     assert "no answer within 1 s" in errors[0].error
-    assert [r.status for r in runs_repo.list_runs(engine)] == ["finished"]
+    with db.reading(engine) as session:
+        assert [r.status for r in runs_repo.list_runs(session)] == ["finished"]
     assert all(w.pid is None for w in workers)  # no runaway child left behind

@@ -16,7 +16,7 @@ from gtreview.inference.context_fit import PromptsDoNotFit
 from gtreview.inference.factory import open_backend
 from gtreview.runs.execute import run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import open_project
 from tests.judging.scripted import ScriptedBackend
 from tests.projects import new_project
@@ -77,8 +77,10 @@ def test_answer_prompts_too_long_for_the_model_stop_the_pass_before_any_call(eng
     assert message.startswith("2 of 2 base answer prompts do not fit the 512-token context of llama:")
     assert "question A1 needs " in message and " prompt + 1,024 reply = " in message
     assert opener.calls == 0 and opener.opened == [cfg.models[0].spec]  # the judge was never asked
-    (run,) = runs_repo.list_runs(engine)
-    assert runs_repo.run_generations(engine, run.id) == []
+    with db.reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
+    with db.reading(engine) as session:
+        assert runs_repo.run_generations(session, run.id) == []
 
 
 def test_judge_prompts_without_room_for_the_longest_answer_stop_the_pass(engine: Engine, tiny_judge_gguf: Path) -> None:

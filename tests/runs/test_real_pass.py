@@ -17,7 +17,7 @@ from gtreview.inference.factory import open_backend
 from gtreview.results.loader import SampleStatus, load_run_results
 from gtreview.runs.execute import PassEvent, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
-from gtreview.store import runs_repo
+from gtreview.store import db, runs_repo
 from gtreview.store.project import create_project
 from tests.rubric_factory import question
 
@@ -47,9 +47,12 @@ def test_a_pass_on_smollm2_generates_cleans_judges_and_compares(
         result = run_pass(
             project.engine, config, [q], rubric_hash="r", open_backend=open_backend, progress=events.append
         )
-        generations = {g.model_label: g for g in runs_repo.run_generations(project.engine, result.run_id)}
-        judgements = runs_repo.run_judgements(project.engine, result.run_id)
-        (pair,) = runs_repo.run_pairs(project.engine, result.run_id)
+        with db.reading(project.engine) as session:
+            generations = {g.model_label: g for g in runs_repo.run_generations(session, result.run_id)}
+        with db.reading(project.engine) as session:
+            judgements = runs_repo.run_judgements(session, result.run_id)
+        with db.reading(project.engine) as session:
+            (pair,) = runs_repo.run_pairs(session, result.run_id)
         loaded = load_run_results(project.engine, result.run_id)
     finally:
         project.close()

@@ -9,6 +9,7 @@ import pytest
 from gtreview.app.corpus_import import collect_files, import_corpus
 from gtreview.corpus.locators import CorpusIndex
 from gtreview.corpus.readers import CorpusImportError, parse_file
+from gtreview.store import db
 from gtreview.store.corpus_repo import DocumentConflictError, list_documents, load_documents
 from gtreview.store.project import create_project, open_project
 from tests.projects import new_project
@@ -38,7 +39,8 @@ def test_folder_import_names_and_round_trip(project, corpus: Path) -> None:  # t
     assert [name for _, name in collect_files([corpus])] == ["corpus/assays.csv", "corpus/reports/r1.txt"]
     report = import_corpus(project.engine, [corpus])
     assert report.added == ["corpus/assays.csv", "corpus/reports/r1.txt"]
-    stored = {d.name: d for d in load_documents(project.engine)}
+    with db.reading(project.engine) as session:
+        stored = {d.name: d for d in load_documents(session)}
     original = parse_file(corpus / "reports" / "r1.txt", "corpus/reports/r1.txt")
     assert stored["corpus/reports/r1.txt"] == original
     index = CorpusIndex(list(stored.values()))
@@ -48,17 +50,20 @@ def test_folder_import_names_and_round_trip(project, corpus: Path) -> None:  # t
 
 def test_reimport_changes_nothing(project, corpus: Path) -> None:  # type: ignore[no-untyped-def]
     import_corpus(project.engine, [corpus])
-    before = [(d.id, d.sha256, d.imported_at) for d in list_documents(project.engine)]
+    with db.reading(project.engine) as session:
+        before = [(d.id, d.sha256, d.imported_at) for d in list_documents(session)]
     again = import_corpus(project.engine, [corpus])
     assert again.added == [] and len(again.unchanged) == 2
-    assert [(d.id, d.sha256, d.imported_at) for d in list_documents(project.engine)] == before
+    with db.reading(project.engine) as session:
+        assert [(d.id, d.sha256, d.imported_at) for d in list_documents(session)] == before
 
 
 def test_failed_import_leaves_nothing_half_written(project, corpus: Path) -> None:  # type: ignore[no-untyped-def]
     (corpus / "reports" / "r2.txt").write_bytes(b"caf\xe9 latin-1 bytes")
     with pytest.raises(CorpusImportError, match="UTF-8"):
         import_corpus(project.engine, [corpus])
-    assert list_documents(project.engine) == []
+    with db.reading(project.engine) as session:
+        assert list_documents(session) == []
 
 
 def test_same_name_different_content_is_refused_whole(project, corpus: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -69,7 +74,8 @@ def test_same_name_different_content_is_refused_whole(project, corpus: Path, tmp
     (other / "new.txt").write_text("A new report.\n", encoding="utf-8")
     with pytest.raises(DocumentConflictError, match=r"assays\.csv"):
         import_corpus(project.engine, [other / "new.txt", other / "assays.csv"])
-    assert [d.name for d in list_documents(project.engine)] == ["assays.csv"]
+    with db.reading(project.engine) as session:
+        assert [d.name for d in list_documents(session)] == ["assays.csv"]
 
 
 def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -145,7 +151,7 @@ def test_a_large_import_commits_in_bounded_transactions(project) -> None:  # typ
     concurrent save or pass gets in between batches."""
     from sqlalchemy import event
 
-    from gtreview.store.corpus_repo import import_documents
+    from gtreview.app.corpus_import import import_documents
 
     rows_per_commit: list[int] = []
     rows = [0]
@@ -169,13 +175,14 @@ def test_a_large_import_commits_in_bounded_transactions(project) -> None:  # typ
     assert len(report.added) == 12
     written = [n for n in rows_per_commit if n]
     assert len(written) == 6 and max(written) <= 30 and sum(written) == 12 * 11
-    assert load_documents(project.engine) == sorted(documents, key=lambda d: d.name)
+    with db.reading(project.engine) as session:
+        assert load_documents(session) == sorted(documents, key=lambda d: d.name)
 
 
 def test_two_imports_of_one_corpus_at_once_store_it_once(project) -> None:  # type: ignore[no-untyped-def]
     import threading
 
-    from gtreview.store.corpus_repo import import_documents
+    from gtreview.app.corpus_import import import_documents
 
     documents = many_documents(40)
     other = open_project(project.folder)  # a second process, to SQLite
@@ -196,7 +203,8 @@ def test_two_imports_of_one_corpus_at_once_store_it_once(project) -> None:  # ty
     finally:
         other.close()
     assert errors == []
-    assert sorted(d.name for d in list_documents(project.engine)) == sorted(d.name for d in documents)
+    with db.reading(project.engine) as session:
+        assert sorted(d.name for d in list_documents(session)) == sorted(d.name for d in documents)
     for report in reports:  # each import accounts for every document: stored by it or found stored
         assert sorted(report.added + report.unchanged) == sorted(d.name for d in documents)
 
@@ -235,7 +243,8 @@ def test_import_holds_one_parsed_file_at_a_time(tmp_path: Path) -> None:
         single = _import_peak(one.engine, [files[1]])
         several = _import_peak(six.engine, files[1:])
         assert several < 2 * single, (several, single)
-        assert len(list_documents(six.engine)) == 7
+        with db.reading(six.engine) as session:
+            assert len(list_documents(session)) == 7
     finally:
         one.close()
         six.close()
@@ -249,11 +258,13 @@ def test_a_bad_last_file_is_named_and_says_what_was_stored_before_it(project, tm
     (folder / "z.csv").write_text('K,V\na,"1\nb,2\n', encoding="utf-8")
     with pytest.raises(CorpusImportError, match=r"z\.csv: line 2 opens a quoted field .* \(nothing was imported\)"):
         import_corpus(project.engine, [folder])  # the small files wait in one batch: none was written
-    assert list_documents(project.engine) == []
-    monkeypatch.setattr("gtreview.store.corpus_repo.BATCH_BYTES", 1)  # every file a transaction of its own
+    with db.reading(project.engine) as session:
+        assert list_documents(session) == []
+    monkeypatch.setattr("gtreview.app.corpus_import.BATCH_BYTES", 1)  # every file a transaction of its own
     with pytest.raises(
         CorpusImportError,
         match=r"z\.csv: .* \(2 documents before it were imported \(importing again skips them\), the rest were not\)",
     ):
         import_corpus(project.engine, [folder])  # a2 was parsed, waiting to be written, when z.csv failed
-    assert [d.name for d in list_documents(project.engine)] == ["many/a0.txt", "many/a1.txt"]  # whole documents
+    with db.reading(project.engine) as session:
+        assert [d.name for d in list_documents(session)] == ["many/a0.txt", "many/a1.txt"]  # whole documents

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from gtreview.store import runs_repo, tables
-from gtreview.store.db import current_revision, head_revision, make_engine
+from gtreview.store.db import current_revision, head_revision, make_engine, reading, unit_of_work
 from gtreview.store.project import DB_FILE, create_project, open_project
 from gtreview.store.runs_repo import INTERRUPTED, RunSource, RunStatus
 from tests.store.revisions import drop_revisions_after_0010
@@ -37,16 +37,18 @@ def hold(engine, run_id: int, owner: str | None, heartbeat: datetime | None) -> 
 
 
 def summary(engine, run_id: int) -> runs_repo.RunSummary:  # type: ignore[no-untyped-def]
-    return next(r for r in runs_repo.list_runs(engine) if r.id == run_id)
+    with reading(engine) as session:
+        return next(r for r in runs_repo.list_runs(session) if r.id == run_id)
 
 
 def test_a_run_is_live_only_while_its_process_is(tmp_path: Path) -> None:
     project = create_project(tmp_path / "p")
     engine = project.engine
     try:
-        run_id = runs_repo.find_or_create_run(
-            engine, name="p", rubric_hash="r", set_id=None, config_hash="c", config={"config_hash": "c"}
-        )
+        with unit_of_work(engine) as tx:
+            run_id = runs_repo.find_or_create_run(
+                tx, name="p", rubric_hash="r", set_id=None, config_hash="c", config={"config_hash": "c"}
+            )
         mine = summary(engine, run_id)
         assert mine.live and mine.owner == runs_repo.process_owner() and mine.shown_status == "running"
 
@@ -60,26 +62,31 @@ def test_a_run_is_live_only_while_its_process_is(tmp_path: Path) -> None:
                 hold(engine, run_id, f"{host}:{other.pid}", now)  # another process (the CLI), alive
                 assert summary(engine, run_id).live and not summary(engine, run_id).resumable
                 with pytest.raises(runs_repo.RunBusyError, match=f"run {run_id} is being run by process"):
-                    runs_repo.find_or_create_run(
-                        engine, name="p", rubric_hash="r", set_id=None, config_hash="c", config={}
-                    )
+                    with unit_of_work(engine) as tx:
+                        runs_repo.find_or_create_run(
+                            tx, name="p", rubric_hash="r", set_id=None, config_hash="c", config={}
+                        )
                 stale = now - timedelta(seconds=runs_repo.STALE_AFTER_S + 5)
                 hold(engine, run_id, f"{host}:{other.pid}", stale)  # alive but silent: hung, or a reused pid
                 assert summary(engine, run_id).shown_status == INTERRUPTED
-                assert runs_repo.heartbeat(engine, f"{host}:{other.pid}") == 1  # its heartbeat revives it
+                with unit_of_work(engine) as tx:
+                    assert runs_repo.heartbeat(tx, f"{host}:{other.pid}") == 1  # its heartbeat revives it
                 assert summary(engine, run_id).live
             finally:
                 other.kill()
         assert summary(engine, run_id).shown_status == INTERRUPTED  # it died
         hold(engine, run_id, None, None)  # written before revision 0009: nobody holds it
         assert summary(engine, run_id).shown_status == INTERRUPTED
-        runs_repo.find_or_create_run(engine, name="p", rubric_hash="r", set_id=None, config_hash="c", config={})
+        with unit_of_work(engine) as tx:
+            runs_repo.find_or_create_run(tx, name="p", rubric_hash="r", set_id=None, config_hash="c", config={})
         assert summary(engine, run_id).live  # resumed here: this process holds it
-        runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED)
+        with unit_of_work(engine) as tx:
+            runs_repo.set_run_status(tx, run_id, RunStatus.STOPPED)
         assert summary(engine, run_id).shown_status == "stopped" and not summary(engine, run_id).live
-        imported = runs_repo.create_run(
-            engine, name="i", rubric_hash="r", source=RunSource.HARNESS, status=RunStatus.IMPORTED
-        )
+        with unit_of_work(engine) as tx:
+            imported = runs_repo.create_run(
+                tx, name="i", rubric_hash="r", source=RunSource.HARNESS, status=RunStatus.IMPORTED
+            )
         assert summary(engine, imported).shown_status == "imported" and not summary(engine, imported).resumable
     finally:
         project.close()
@@ -88,9 +95,8 @@ def test_a_run_is_live_only_while_its_process_is(tmp_path: Path) -> None:
 def test_revision_0009_adds_the_owner_and_an_old_running_run_reads_interrupted(tmp_path: Path) -> None:
     folder = tmp_path / "p"
     project = create_project(folder)
-    run_id = runs_repo.create_run(
-        project.engine, name="old", rubric_hash="r", source=RunSource.PASS, status=RunStatus.STOPPED
-    )
+    with unit_of_work(project.engine) as tx:
+        run_id = runs_repo.create_run(tx, name="old", rubric_hash="r", source=RunSource.PASS, status=RunStatus.STOPPED)
     project.close()
     engine = make_engine(folder / DB_FILE)
     with engine.begin() as connection:  # the project as revision 0008 stored it, killed mid-pass

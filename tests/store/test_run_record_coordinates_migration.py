@@ -42,7 +42,7 @@ def _as_revision_0009(folder: Path) -> None:
     engine.dispose()
 
 
-def _replanned(engine: Any, run_id: int, stored: RunConfig) -> Any:
+def _replanned(session: Any, run_id: int, stored: RunConfig) -> Any:
     """The loader before revision 0010, which re-planned the pass (kept here to compare with)."""
     assert stored.pass_config is not None
     plan = plan_pass(
@@ -53,9 +53,9 @@ def _replanned(engine: Any, run_id: int, stored: RunConfig) -> Any:
         pointwise_template=stored.templates.pointwise,
         pairwise_template=stored.templates.pairwise,
     )
-    generations = {g.key: g for g in runs_repo.generations_by_keys(engine, [t.key for t in plan.all_generations()])}
-    judgements = {j.key: j for j in loader._by_keys(engine, tables.Judgement, plan.all_judgement_keys())}
-    pair_rows = {p.key: p for p in loader._by_keys(engine, tables.PairJudgement, [p.key for p in plan.pairs])}
+    generations = {g.key: g for g in runs_repo.generations_by_keys(session, [t.key for t in plan.all_generations()])}
+    judgements = {j.key: j for j in loader._by_keys(session, tables.Judgement, plan.all_judgement_keys())}
+    pair_rows = {p.key: p for p in loader._by_keys(session, tables.PairJudgement, [p.key for p in plan.pairs])}
     samples = []
     for task in plan.all_generations():
         judgement_key = plan.judgement_keys[task.key]
@@ -114,7 +114,7 @@ def test_an_old_project_reads_the_same_results(tmp_path: Path, monkeypatch: pyte
     engine = make_engine(folder / DB_FILE)
     assert current_revision(engine) == "0009"
     with monkeypatch.context() as patched:  # the old loader, on the old project
-        patched.setattr(loader, "_planned", lambda e, _run, stored: _replanned(e, _run, stored))
+        patched.setattr(loader, "_planned", lambda s, _run, stored: _replanned(s, _run, stored))
         before = {run_id: load_run_results(engine, run_id).model_dump() for run_id in runs}
     engine.dispose()
     assert before[extended]["repeat_verdicts"] and before[first]["pairs"]

@@ -13,7 +13,7 @@ from gtreview.app.harness_import import import_harness_files
 from gtreview.results.loader import load_run_results
 from gtreview.runs.record import RunSource, read_run_config
 from gtreview.store import runs_repo
-from gtreview.store.db import current_revision, head_revision, make_engine, unit_of_work
+from gtreview.store.db import current_revision, head_revision, make_engine, reading, unit_of_work
 from gtreview.store.project import DB_FILE, create_project, open_project
 from tests.report.test_exports import RUBRIC
 from tests.results.test_one_source import config, harness_scores, run
@@ -57,7 +57,8 @@ def test_an_old_project_is_linked_and_typed(tmp_path: Path, monkeypatch: pytest.
         project.engine, RUBRIC, scores=harness_scores(tmp_path / "s.json"), labels=("base", "cand"), set_id=set_id
     ).run_id
     assert imported is not None
-    before = {r.id: r for r in runs_repo.list_runs(project.engine)}
+    with reading(project.engine) as session:
+        before = {r.id: r for r in runs_repo.list_runs(session)}
     figures = {i: load_run_results(project.engine, i).model_dump() for i in (first, extended, imported)}
     project.close()
 
@@ -66,10 +67,12 @@ def test_an_old_project_is_linked_and_typed(tmp_path: Path, monkeypatch: pytest.
     project = open_project(folder)
     try:
         assert current_revision(project.engine) == head_revision()
-        after = {r.id: r for r in runs_repo.list_runs(project.engine)}
+        with reading(project.engine) as session:
+            after = {r.id: r for r in runs_repo.list_runs(session)}
         assert after == before  # the extended pass counts its 18 reused answers again: 24, not 6
         assert after[extended].generations == 24
-        harness = read_run_config(project.engine, imported).harness
+        with reading(project.engine) as session:
+            harness = read_run_config(session, imported).harness
         assert harness is not None and harness.labels == ["base", "cand"] and harness.scores
         assert after[imported].source is RunSource.HARNESS
         for run_id in (first, extended):

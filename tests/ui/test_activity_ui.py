@@ -13,7 +13,7 @@ from PySide6.QtCore import QThreadPool
 from gtreview.core.errors import Cancelled
 from gtreview.inference.backend import CompletionRequest, CompletionResult, ResultCallback
 from gtreview.store import sets
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
 from tests.judging.scripted import ScriptedBackend
 from tests.ui.test_runs_ui import CONFIG, gated_open, scripted_open
@@ -64,7 +64,8 @@ def fixture_count(window) -> int:  # type: ignore[no-untyped-def]
 
 
 def start_calibration(qtbot, window, judge: GatedJudge) -> None:  # type: ignore[no-untyped-def]
-    set_setting(window.project.engine, JUDGE_SPEC, JUDGE)
+    with unit_of_work(window.project.engine) as tx:
+        set_setting(tx, JUDGE_SPEC, JUDGE)
     window.controller.open_backend = lambda _spec: judge
     window.menu_actions["calibrate_set"].trigger()
     qtbot.waitUntil(lambda: any(" · calibrate: " in line for line in window.activity_panel.lines()), timeout=20000)

@@ -146,7 +146,8 @@ def test_blind_grading_is_keyboard_first_and_hides_the_model(qtbot, sample_windo
     assert view.position == 1 and "Answer 2 of 20" in view.progress.text()
     settle(qtbot, window)
     assert "Grade saved (1 of 20)" in window.statusBar().currentMessage()
-    (grade,) = adjudication_repo.grades(window.project.engine, 1)
+    with reading(window.project.engine) as session:
+        (grade,) = adjudication_repo.grades(session, 1)
     assert grade.grader == "Dr Test" and grade.blind and grade.gate_passed and grade.total >= 3
 
 
@@ -243,12 +244,14 @@ def test_a_decision_on_an_item_changed_elsewhere_is_refused_and_said(qtbot, samp
     settle(qtbot, window)
     kind, said = window.notices.recent[-1]
     assert kind == "warning" and said.startswith("Not recorded: the item changed since it was shown")
-    actions = [d.action for d in adjudication_repo.adjudications(window.project.engine, 1, key)]
+    with reading(window.project.engine) as session:
+        actions = [d.action for d in adjudication_repo.adjudications(session, 1, key)]
     assert actions == ["override"]  # nothing recorded over what the expert never saw
     assert view.text(0, 4) == "yes" and view.history.count() == 1 and not view.form.gate.isChecked()  # shown as it is
     view.confirm_button.click()  # now decided against what is shown
     settle(qtbot, window)
-    assert [d.action for d in adjudication_repo.adjudications(window.project.engine, 1, key)] == ["override", "confirm"]
+    with reading(window.project.engine) as session:
+        assert [d.action for d in adjudication_repo.adjudications(session, 1, key)] == ["override", "confirm"]
 
 
 def test_the_app_and_the_command_line_number_samples_alike(qtbot, sample_window, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -96,7 +96,8 @@ def test_back_shows_the_grade_given_editable_and_saving_again_replaces_it(qtbot,
     qtbot.keyClick(view.form.gate, *SAVE)
     settle(qtbot, window)
     assert view.position == 1
-    (grade,) = adjudication_repo.grades(window.project.engine, 1)  # the later grade replaces the first
+    with reading(window.project.engine) as session:
+        (grade,) = adjudication_repo.grades(session, 1)  # the later grade replaces the first
     assert grade.generation_key == first.generation_key and json.loads(grade.awards_json)[component] == 0
     assert grade.comment == "cites the gossan"
 

@@ -3,7 +3,7 @@
 from gtreview.core.rubric import Question
 from gtreview.inference.backend import CompletionRequest
 from gtreview.store import sets
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.sets import ReviewStatus
 from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
 from tests.judging.scripted import ScriptedBackend, answer_of, fixture_reply, verdict_json
@@ -25,7 +25,8 @@ def test_calibrate_question_then_approve(qtbot, sample_window) -> None:  # type:
     engine, set_id = window.project.engine, window.set_id
     with reading(engine) as session:
         question = sets.load_question(session, set_id, "A1")
-    set_setting(engine, JUDGE_SPEC, "scripted:judge")
+    with unit_of_work(engine) as tx:
+        set_setting(tx, JUDGE_SPEC, "scripted:judge")
     window.menu_actions["require_calibration"].setChecked(True)
 
     window.menu_actions["approve"].trigger()  # runs after the setting is saved: changes run in order

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from gtreview.store.corpus_repo import import_documents
+from gtreview.app.corpus_import import import_documents
 from gtreview.store.project import create_project
 from gtreview.store.sets import ReviewStatus
 from gtreview.ui.main_window import MainWindow

@@ -86,7 +86,8 @@ def test_file_menu_imports_the_corpus_then_a_rubric(qtbot, empty_window, monkeyp
     actions["import_corpus"].trigger()
     settle(qtbot, window)
     expected = [name for _path, name in collect_files(folders)]
-    stored = sorted(d.name for d in list_documents(window.project.engine))
+    with reading(window.project.engine) as session:
+        stored = sorted(d.name for d in list_documents(session))
     assert stored == sorted(expected)  # the CLI's `corpus import` of the same folders stores these
     tables = len(collect_files([folders[1]]))
     assert window.import_progress == [(n, tables) for n in range(tables + 1)]  # every file, then storing
@@ -112,7 +113,8 @@ def test_a_corpus_that_cannot_be_read_is_refused_in_one_line(qtbot, empty_window
     window.import_corpus([tmp_path / "empty"])
     settle(qtbot, window)
     assert said[-1].startswith("Corpus not imported:") and "nothing was imported" in said[-1]
-    assert list_documents(window.project.engine) == []
+    with reading(window.project.engine) as session:
+        assert list_documents(session) == []
     with pytest.raises(CorpusImportError):  # the same refusal the CLI prints
         from gtreview.app.corpus_import import import_corpus
 

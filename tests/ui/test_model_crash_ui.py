@@ -4,13 +4,15 @@ import os
 from pathlib import Path
 
 from gtreview.inference.worker import WorkerBackend
+from gtreview.store import db
 from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
 from tests.inference.crashing_backend import ABORT_MARKER, open_crashing
 
 
 def test_an_abort_in_the_judge_during_calibrate_leaves_the_window_up(qtbot, sample_window, tiny_gguf: Path) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
-    set_setting(window.project.engine, JUDGE_SPEC, f"llama:{tiny_gguf}?ctx=1024&seq=2&threads=2")
+    with db.unit_of_work(window.project.engine) as tx:
+        set_setting(tx, JUDGE_SPEC, f"llama:{tiny_gguf}?ctx=1024&seq=2&threads=2")
     pids: list[int | None] = []
 
     def aborting(spec: str) -> WorkerBackend:
@@ -32,7 +34,8 @@ def test_a_gguf_that_aborts_llama_cpp_fails_calibrate_in_one_line(qtbot, sample_
     """The real factory and a real native abort (not a test hook): the judge's worker
     dies, the window stays up and says why in one line."""
     window = sample_window
-    set_setting(window.project.engine, JUDGE_SPEC, f"llama:{aborting_gguf}?ctx=4096&seq=2&threads=1")
+    with db.unit_of_work(window.project.engine) as tx:
+        set_setting(tx, JUDGE_SPEC, f"llama:{aborting_gguf}?ctx=4096&seq=2&threads=1")
     window.menu_actions["calibrate"].trigger()
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=60000)
     message = window.statusBar().currentMessage()

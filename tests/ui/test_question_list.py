@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from gtreview.store import sets
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.settings_repo import JUDGE_SPEC, set_setting
 from gtreview.ui.models.question_table import COLUMNS
 from tests.judging.scripted import ScriptedBackend, verdict_json
@@ -63,7 +63,8 @@ def test_the_calibration_column_says_what_the_judge_reproduced(qtbot, sample_win
         question = sets.load_question(session, set_id, "A1")
     count = len(question.calibration)
     assert column_text(window, "A1", "Calibration") == f"{count} not run"
-    set_setting(engine, JUDGE_SPEC, "scripted:judge")
+    with unit_of_work(engine) as tx:
+        set_setting(tx, JUDGE_SPEC, "scripted:judge")
     window.controller.open_backend = lambda spec: ScriptedBackend(lambda r: verdict_json(question, True, {}), spec=spec)
     with qtbot.waitSignal(window.controller.calibrated, timeout=10000):
         window.menu_actions["calibrate"].trigger()

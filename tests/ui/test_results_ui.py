@@ -67,6 +67,7 @@ def test_corpus_view_and_synonym_confirmation(qtbot, sample_window) -> None:  # 
 
 def test_results_view_tables_probes_by_section(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     from gtreview.runs.record import update_run_config
+    from gtreview.store import db
     from tests.runs.test_probes import FLAT, UP, reports
     from tests.ui.test_runs_ui import CONFIG, scripted_open
 
@@ -76,7 +77,8 @@ def test_results_view_tables_probes_by_section(qtbot, sample_window) -> None:  #
         window.start_configured_pass(CONFIG)
     familiarity, recall = reports(excess=UP, ngram=UP, control_ngram=FLAT)
     stored = {"familiarity": familiarity.model_dump(mode="json"), "recall": recall.model_dump(mode="json")}
-    update_run_config(window.project.engine, 1, probes={**stored, "sections": {"A": stored, "C": stored}})
+    with db.unit_of_work(window.project.engine) as tx:
+        update_run_config(tx, 1, probes={**stored, "sections": {"A": stored, "C": stored}})
     window.show_results(1)
     view = window.results_view
     qtbot.waitUntil(lambda: window.pages.currentWidget() is view, timeout=20000)

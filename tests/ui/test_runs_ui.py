@@ -7,10 +7,11 @@ import threading
 import time
 from datetime import UTC, datetime
 
+from gtreview.app.results import run_summaries
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from gtreview.ui.dialogs.run_dialog import RunDialog
 from gtreview.ui.flow import RUNS_POLL_MS
 from gtreview.ui.widgets.runs_view import COLUMNS
@@ -92,14 +93,16 @@ def test_cancel_then_resume_from_the_app(qtbot, sample_window) -> None:  # type:
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:
         window.start_configured_pass(CONFIG)
     assert "cancelled" in outcome.args[0]
-    (run,) = runs_repo.list_runs(window.project.engine)
+    with reading(window.project.engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert 0 < run.generations < 40 and run.status == "stopped"  # cancelled: running it again resumes
     window.run_controller.progressed.disconnect()
     window.run_controller.progressed.connect(window.runs_view.show_event)
     with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:
         window.start_configured_pass(CONFIG)
     assert "finished" in outcome.args[0]
-    (run,) = runs_repo.list_runs(window.project.engine)
+    with reading(window.project.engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.generations, run.judgements, run.pairs, run.status) == (40, 40, 20, "finished")
 
 
@@ -295,7 +298,8 @@ def test_a_pass_whose_process_died_reads_interrupted_and_resumes(qtbot, sample_w
         window.runs_view.resume_button.click()  # reruns the stored configuration: the same run carries on
     assert outcome.args[0].startswith("Run 1 finished")
     settle(qtbot, window)
-    (run,) = runs_repo.list_runs(engine)
+    with reading(engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert (run.id, run.shown_status, run.generations, run.judgements, run.pairs) == (1, "finished", 40, 40, 20)
     assert row_of(window.runs_view, 1)[3:] == ["finished", "40", "40", "20"]
     assert not window.runs_view.resume_button.isEnabled()  # a finished pass has nothing to resume
@@ -304,9 +308,10 @@ def test_a_pass_whose_process_died_reads_interrupted_and_resumes(qtbot, sample_w
 def test_a_pass_run_by_another_process_shows_as_running(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine = window.project.engine
-    run_id = runs_repo.create_run(
-        engine, name="cli pass", rubric_hash="r", source=runs_repo.RunSource.PASS, status=runs_repo.RunStatus.STOPPED
-    )
+    with unit_of_work(engine) as tx:
+        run_id = runs_repo.create_run(
+            tx, name="cli pass", rubric_hash="r", source=runs_repo.RunSource.PASS, status=runs_repo.RunStatus.STOPPED
+        )
     window.runs_timer.setInterval(100)
     window.show_runs()
     with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) as cli:
@@ -356,7 +361,7 @@ def test_quitting_during_a_pass_asks_then_stops_it_cleanly(qtbot, sample_window,
     gate = threading.Event()
     window.run_controller.open_backend = gated_open(window, gate)
     window.start_configured_pass(CONFIG)
-    qtbot.waitUntil(lambda: bool(runs_repo.list_runs(window.project.engine)), timeout=20000)
+    qtbot.waitUntil(lambda: bool(run_summaries(window.project.engine)), timeout=20000)
     asked: list[bool] = []
     window.ask_stop_jobs = lambda _parent, _jobs: asked.append(False) or False  # "No": keep running
     assert window.close() is False and window.isVisible() and window.run_controller.running
@@ -372,5 +377,6 @@ def test_quitting_during_a_pass_asks_then_stops_it_cleanly(qtbot, sample_window,
         assert not window.isVisible() and not window.run_controller.running  # stopped before the window went
     assert asked == [False, True]
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []  # no traceback, nothing logged as a bug
-    (run,) = runs_repo.list_runs(window.project.engine)
+    with reading(window.project.engine) as session:
+        (run,) = runs_repo.list_runs(session)
     assert run.shown_status == "stopped" and run.resumable

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gtreview.app import editing, workflow
 from gtreview.store import sets
-from gtreview.store.db import reading
+from gtreview.store.db import reading, unit_of_work
 from gtreview.store.settings_repo import APPROVAL_REQUIRES_CALIBRATION, set_setting
 from tests.ui.waiting import settle
 
@@ -12,7 +12,8 @@ from tests.ui.waiting import settle
 def test_the_status_says_the_set_changed_since_its_sign_off(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
     window = sample_window
     engine, set_id = window.project.engine, window.set_id
-    set_setting(engine, APPROVAL_REQUIRES_CALIBRATION, False)
+    with unit_of_work(engine) as tx:
+        set_setting(tx, APPROVAL_REQUIRES_CALIBRATION, False)
     with reading(engine) as session:
         for summary in sets.list_questions(session, set_id):
             workflow.start_review(engine, set_id, summary.qid, reviewer="Dr Test")

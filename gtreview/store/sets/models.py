@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from gtreview.core.changes import OpChanges
 from gtreview.core.review_flow import ReviewStatus
 
 
@@ -72,6 +73,7 @@ class SignoffInfo(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: int  # the project's, for a window to name it; ``number`` counts within the set
+    set_id: int
     number: int
     content_hash: str
     question_count: int
@@ -80,3 +82,8 @@ class SignoffInfo(BaseModel):
     comment: str
     # The signed questions approved while calibration was not required (None: not recorded).
     approved_without_calibration: list[str] | None = None
+
+    @property
+    def changes(self) -> OpChanges:
+        """What a sign-off changed: the set (its questions are frozen, its status read again)."""
+        return OpChanges(sets=frozenset({self.set_id}))

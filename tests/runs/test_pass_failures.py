@@ -306,7 +306,8 @@ def test_a_runaway_generation_is_an_error_and_the_pass_moves_on(engine) -> None:
     def open_backend(spec: str) -> CompletionBackend:
         if spec.startswith("anthropic"):
             return ScriptedBackend(judge_reply, spec=spec)
-        workers.append(WorkerBackend(spec, opener=open_runaway, answer_timeout_s=1.0))
+        # the load gets its own bound: a busy machine may take seconds to spawn the worker
+        workers.append(WorkerBackend(spec, opener=open_runaway, answer_timeout_s=1.0, load_timeout_s=60.0))
         return workers[-1]
 
     config = server_config("http://127.0.0.1:9").model_copy(update={"repeats": 1})

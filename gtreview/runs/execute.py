@@ -30,7 +30,7 @@ from gtreview.inference.backend import (
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.fit import check_pass_fits
-from gtreview.runs.identity import spec_identity
+from gtreview.runs.identity import refuse_same_models, spec_identity
 from gtreview.runs.judge_phases import check_judge, compare_phase, judge_phase
 from gtreview.runs.pass_context import (
     BackendFactory,
@@ -90,6 +90,7 @@ def run_pass(
     # Planned from the identities exactly as they are stored (redacted), so that the
     # results loader, which plans from the stored ones, finds the same content keys.
     identities = redact_json({m.label: spec_identity(m.spec) for m in config.models})
+    refuse_same_models(identities)  # a copy of the base would only be handed the base's answers
     judge_identity = redact_json(spec_identity(config.judge))
     templates = Templates(pointwise=load_template(POINTWISE).sha256, pairwise=load_template(PAIRWISE).sha256)
     plan = plan_pass(

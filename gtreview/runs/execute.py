@@ -16,9 +16,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine
 
-from gtreview.core.activity import short_spec
 from gtreview.core.jsonmodel import canonical_hash
-from gtreview.core.redaction import redact, redact_json
+from gtreview.core.redaction import redact_json
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import (
     CompletionBackend,
@@ -125,12 +124,18 @@ def run_pass(
         ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
         # Fail fast: a prompt that cannot fit its model, or a judge that does not reproduce
         # the fixtures, stops the pass before any answer is generated, not after hours.
+        ctx.steps = pass_steps(config, plan)
+        ctx.enter("fit check")
         check_pass_fits(ctx, plan, global_variants, questions)
+        ctx.enter("judge check")
         monitor = check_judge(ctx, plan, global_variants, questions)
         for model in config.models:
+            ctx.enter(f"generate {model.label}")
             _generate(ctx, model.spec, plan.generations[model.label])
+        ctx.enter("judge")
         judge_phase(ctx, plan, global_variants, monitor)
         if plan.pairs:
+            ctx.enter("pairwise")
             compare_phase(ctx, plan, global_variants)
     except BaseException:  # whatever stopped it, the run is never left "running"
         runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED)
@@ -139,6 +144,12 @@ def run_pass(
         link_planned_records(engine, run_id, plan)
     runs_repo.set_run_status(engine, run_id, RunStatus.FINISHED)
     return ctx.result
+
+
+def pass_steps(config: PassConfig, plan: PassPlan) -> list[str]:
+    """The phases of a pass in the order it runs them, as its progress names them."""
+    generate = [f"generate {m.label}" for m in config.models]
+    return ["fit check", "judge check", *generate, "judge", *(["pairwise"] if plan.pairs else [])]
 
 
 def forget_unreachable(engine: Engine, plan: PassPlan) -> int:
@@ -181,8 +192,8 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     ctx.result.reused += len(tasks) - len(todo)
     if not todo:
         return
-    named = short_spec(redact(spec))  # a local model by its file: the Runs view's line stays one line
-    tally = Tally(ctx, "generate", len(todo), f"{named}: {{done}} of {{total}} answers", "answers").start()
+    label = tasks[0].model_label  # as the analyst named it, never the file
+    tally = Tally(ctx, "generate", len(todo), f"{label}: {{done}} of {{total}} answers", f"{label} answers").start()
     backend = ctx.open_backend(spec)
     record_backend(ctx.engine, ctx.run_id, spec, backend.describe())
     writer = _AnswerWriter(ctx, tally)

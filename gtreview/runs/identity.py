@@ -59,7 +59,11 @@ class SameModelError(UserError):
 
 def _named(identity: dict[str, Any]) -> str:
     if "model_sha256" in identity:
-        adapter = f", adapter {identity['lora_sha256'][:8]}… at {identity.get('lora_scale')}" if "lora_sha256" in identity else ""
+        adapter = (
+            f", adapter {identity['lora_sha256'][:8]}… at {identity.get('lora_scale')}"
+            if "lora_sha256" in identity
+            else ""
+        )
         return f"sha256 {identity['model_sha256'][:8]}…{adapter}"
     if "base_url" in identity:
         return f"{identity.get('model')} at {identity['base_url']}"

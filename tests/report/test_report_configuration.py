@@ -119,7 +119,9 @@ def test_a_model_the_pass_stopped_before_is_not_opened_yet(tmp_path: Path, monke
             return scripted(by_id)(spec)
 
         with pytest.raises(PassCancelled):
-            run_pass(project.engine, config, questions, rubric_hash="h", open_backend=stopped_at_the_fine_tune, set_id=1)
+            run_pass(
+                project.engine, config, questions, rubric_hash="h", open_backend=stopped_at_the_fine_tune, set_id=1
+            )
         results = load_run_results(project.engine, 1)
         document = build_report(results, analyse(results, n_boot=50, n_perm=50))
     finally:

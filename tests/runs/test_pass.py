@@ -353,3 +353,23 @@ def test_each_verdict_is_stored_as_it_arrives_not_at_the_end_of_the_judges_call(
     )
     assert result.judged == 12 and [len(b) for b in judge_backends[0].batches] == [12]  # one call
     assert stored_when_asked == list(range(12))  # the verdicts before each one were already stored
+
+
+def test_progress_names_each_model_by_its_label_and_the_pass_s_place(engine) -> None:  # type: ignore[no-untyped-def]
+    """Generation is "base: 0 of 6 answers", never the file; every event says which phase
+    of the pass it is and which are still to come (the judge's 0 of N can last minutes)."""
+    models = Models()
+    events: list[PassEvent] = []
+    pass_config = config(models=[ModelEntry(label="base", spec="llama:/m/base-file.gguf"), *config().models[1:]])
+    run_pass(engine, pass_config, QUESTIONS, rubric_hash="r", open_backend=models.open, progress=events.append)
+    generating = [e for e in events if e.phase == "generate"]
+    assert generating[0].message == "base: 0 of 6 answers" and generating[0].counter() == "base answers 0 of 6"
+    assert not any("base-file" in e.message for e in generating)
+    first = generating[0]
+    assert (first.heading(), first.still_to_come()) == (
+        "phase 3 of 6: generate",
+        "then: generate tuned, judge, pairwise",
+    )
+    judge = next(e for e in events if e.phase == "judge")
+    assert (judge.heading(), judge.still_to_come()) == ("phase 5 of 6: judge", "then: pairwise")
+    assert next(e for e in events if e.phase == "pairwise").still_to_come() == ""

@@ -201,7 +201,11 @@ class RunsView(QWidget):
     def show_event(self, event: PassEvent) -> None:
         self.progress.setRange(0, event.total)  # 0 of 0: busy (a model loading, waiting for another pass)
         self.progress.setValue(event.done)
-        self.phase.setText(event.describe() if event.waiting_for else f"{event.phase}: {event.describe()}")
+        if event.waiting_for:
+            self.phase.setText(event.describe())
+            return
+        later = event.still_to_come()  # what the pass still has to do after this phase
+        self.phase.setText(f"{event.heading()}: {event.describe()}" + (f" · {later}" if later else ""))
 
     def finished(self, message: str) -> None:
         self.own_pass = False

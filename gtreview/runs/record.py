@@ -67,6 +67,7 @@ class RunConfig(BaseModel):
     templates: Templates = Field(default_factory=Templates)
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)  # what each backend said about itself
     probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
+    attempts: list[list[str | None]] = Field(default_factory=list)  # [start, end] of each attempt (store.run_attempts)
 
     @property
     def has_plan(self) -> bool:

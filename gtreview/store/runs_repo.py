@@ -32,7 +32,7 @@ from gtreview.core.statuses import GenerationStatus
 from gtreview.core.statuses import RecordKind as RecordKind  # re-exported: the store's read models carry them
 from gtreview.core.statuses import RunSource as RunSource
 from gtreview.core.statuses import RunStatus as RunStatus
-from gtreview.store import tables
+from gtreview.store import run_attempts, tables
 from gtreview.store.db import write_session
 from gtreview.store.run_listing import INTERRUPTED as INTERRUPTED  # re-exported: the runs list's values
 from gtreview.store.run_listing import RECORD_TABLES, is_live
@@ -61,6 +61,7 @@ class RunRow(BaseModel):
 
 
 def _claim(run: tables.Run) -> None:
+    run_attempts.begin(run, datetime.now(UTC))
     run.status = RunStatus.RUNNING.value
     run.owner = process_owner()
     run.heartbeat_at = datetime.now(UTC)
@@ -163,6 +164,7 @@ def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
             if status is RunStatus.RUNNING:
                 _claim(run)
             else:
+                run_attempts.end(run, datetime.now(UTC))
                 run.status, run.owner, run.heartbeat_at = status.value, None, None  # nobody holds it now
             session.add(run)
             session.commit()

@@ -9,7 +9,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from gtreview.app.exports import export_csv
-from gtreview.ui.widgets.runs_view import COLUMNS
+from gtreview.app.results import RunSummary
+from gtreview.store.runs_repo import RunSource, RunStatus
+from gtreview.ui.widgets.runs_view import COLUMNS, WIDEST_TEXT_COLUMN, RunsView
 from tests.ui.test_runs_ui import CONFIG, scripted_open
 from tests.ui.waiting import settle
 
@@ -55,3 +57,32 @@ def test_file_export_csv_writes_what_the_cli_writes(qtbot, sample_window, tmp_pa
     expected = export_csv(window.project.engine, 1, tmp_path / "cli.csv")
     assert out.read_bytes() == expected.files[0].read_bytes()
     assert window.statusBar().currentMessage() == f"Wrote {out} ({expected.rows} rows)"
+
+
+def test_a_long_judge_spec_is_its_file_name_and_a_starting_pass_is_said(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """At 1280x720 a judge spec with its path and options pushed the counts off-screen; and
+    right after the Run dialog the view said "No passes yet" while the pass was starting."""
+    view = RunsView()
+    qtbot.addWidget(view)
+    view.started("tiny")
+    assert view.empty.isVisibleTo(view) and view.empty.text() == "Starting a pass…"
+    view.show_runs([])
+    assert view.empty.text() == "Starting a pass…"  # the run is not stored yet
+    spec = "llama:/root/.cache/gtreview/models/" + "SmolLM2-135M-Instruct-" * 4 + "Q4_1.gguf?n_gpu_layers=-1"
+    summary = RunSummary(
+        id=1,
+        name="tiny",
+        source=RunSource.PASS,
+        status=RunStatus.STOPPED,
+        set_id=1,
+        generations=3,
+        judgements=0,
+        pairs=0,
+        judge=spec,
+        ran_s=38 * 60 + 5,
+    )
+    view.show_runs([summary])
+    judge = view.table.item(0, COLUMNS.index("Judge"))
+    assert judge.text() == "SmolLM2-135M-Instruct-" * 4 + "Q4_1.gguf" and judge.toolTip() == spec
+    assert view.table.columnWidth(COLUMNS.index("Judge")) <= WIDEST_TEXT_COLUMN
+    assert view.table.item(0, COLUMNS.index("Duration")).text() == "38 min 05 s"

@@ -33,7 +33,7 @@ def test_a_stopped_and_resumed_run_ran_its_attempts_summed(tmp_path: Path) -> No
         )
         assert again == run_id
         stored = runs_repo.run_config(engine, run_id)
-        (first_start, first_end), (second_start, second_end) = stored["attempts"]
+        (_, first_end), (_, second_end) = stored["attempts"]
         assert first_end is not None and second_end is None  # the second attempt runs
         # The same attempts with times of the tester's pass: 10 min, then (an hour later) 28 min.
         stored["attempts"] = [[at(0), at(10)], [at(60), at(88)]]

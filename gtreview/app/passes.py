@@ -95,8 +95,8 @@ def _check_generations(engine: Engine, result: PassResult) -> None:
     failed = [(m, g) for m, g in by_model.items() if g and all(status != GenerationStatus.OK for status, _ in g)]
     if not failed:
         return
-    runs_repo.set_run_status(engine, result.run_id, RunStatus.STOPPED)
     model, generations = failed[0]
+    runs_repo.set_run_status(engine, result.run_id, RunStatus.STOPPED, f"failed: every generation of {model} failed")
     others = f" (and every one of {', '.join(m for m, _ in failed[1:])})" if len(failed) > 1 else ""
     raise GenerationsFailed(
         f"run {result.run_id}: every generation of {model} failed ({len(generations)} of {len(generations)}){others}; "

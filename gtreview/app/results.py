@@ -52,10 +52,11 @@ def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
 
 _STATUS_TEXT = {
     RunStatus.RUNNING: "Pass running: the figures are those stored so far.",
-    RunStatus.STOPPED: "Pass not finished: cancelled, stopped by drift or failed (run it again to resume).",
     RunStatus.IMPORTED: "Imported from harness files: recomputed by gtreview's rules.",
 }
-INTERRUPTED_TEXT = "Pass interrupted: its process was killed or crashed (run it again to resume)."
+RESUME = "resume it with Resume selected pass in Runs, or gtreview run with the same settings"
+INTERRUPTED_TEXT = f"Pass interrupted: its process was killed or crashed ({RESUME})."
+UNKNOWN_STOP = "cancelled, stopped by drift or failed"  # a pass stopped before the reason was kept
 
 
 def _finished_text(results: RunResults) -> str:
@@ -74,6 +75,8 @@ def pass_status_text(results: RunResults) -> str:
         return INTERRUPTED_TEXT
     if results.status is RunStatus.FINISHED:
         return _finished_text(results)
+    if results.status is RunStatus.STOPPED:
+        return f"Pass not finished: {results.stopped_because or UNKNOWN_STOP} ({RESUME})."
     return _STATUS_TEXT[results.status]
 
 

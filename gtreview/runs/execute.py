@@ -27,6 +27,7 @@ from gtreview.inference.backend import (
     unreachable,
 )
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
+from gtreview.judging.calibration import DriftError
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.fit import check_pass_fits
 from gtreview.runs.identity import refuse_same_models, spec_identity
@@ -137,13 +138,25 @@ def run_pass(
         if plan.pairs:
             ctx.enter("pairwise")
             compare_phase(ctx, plan, global_variants)
-    except BaseException:  # whatever stopped it, the run is never left "running"
-        runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED)
+    except BaseException as stopped:  # whatever stopped it, the run is never left "running"
+        runs_repo.set_run_status(engine, run_id, RunStatus.STOPPED, stop_reason(stopped))
         raise
     finally:
         link_planned_records(engine, run_id, plan)
     runs_repo.set_run_status(engine, run_id, RunStatus.FINISHED)
     return ctx.result
+
+
+def stop_reason(stopped: BaseException) -> str:
+    """Why a pass stopped short, as the results view says it."""
+    if isinstance(stopped, PassCancelled):
+        return "cancelled"
+    if isinstance(stopped, DriftError):
+        return "stopped by the judge's drift check"
+    if isinstance(stopped, KeyboardInterrupt):
+        return "interrupted"
+    first = (str(stopped).splitlines() or [type(stopped).__name__])[0]
+    return f"failed: {first[:200]}"
 
 
 def pass_steps(config: PassConfig, plan: PassPlan) -> list[str]:

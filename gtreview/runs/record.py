@@ -67,7 +67,8 @@ class RunConfig(BaseModel):
     templates: Templates = Field(default_factory=Templates)
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)  # what each backend said about itself
     probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
-    attempts: list[list[str | None]] = Field(default_factory=list)  # [start, end] of each attempt (store.run_attempts)
+    # [start, end] of each attempt, and why it stopped when it stopped short (store.run_attempts)
+    attempts: list[list[str | None]] = Field(default_factory=list)
 
     @property
     def has_plan(self) -> bool:

@@ -37,12 +37,22 @@ def begin(run: tables.Run, now: datetime) -> None:
     run.config_json = json.dumps({**config, ATTEMPTS: attempts}, ensure_ascii=False)
 
 
-def end(run: tables.Run, now: datetime) -> None:
-    """The open attempt (if any) ends now."""
+def end(run: tables.Run, now: datetime, reason: str = "") -> None:
+    """The open attempt (if any) ends now; ``reason``, why a pass stopped short, is kept as
+    its third item (cancelled, stopped by drift, failed: ...), so the results can say which."""
     config, attempts = _attempts(run)
-    if attempts and attempts[-1][1] is None:
-        attempts[-1][1] = now.isoformat()
-        run.config_json = json.dumps({**config, ATTEMPTS: attempts}, ensure_ascii=False)
+    if not attempts or (attempts[-1][1] is not None and not reason):
+        return
+    start, stop = attempts[-1][:2]  # a finished pass found wanting afterwards keeps its end
+    attempts[-1] = [start, stop or now.isoformat(), *([reason] if reason else [])]
+    run.config_json = json.dumps({**config, ATTEMPTS: attempts}, ensure_ascii=False)
+
+
+def stop_reason(config: dict[str, Any]) -> str:
+    """Why the last attempt stopped, as it was kept; empty when not known."""
+    attempts = config.get(ATTEMPTS) or []
+    last = attempts[-1] if attempts else []
+    return str(last[2]) if len(last) > 2 and last[1] else ""
 
 
 def ran_seconds(config: dict[str, Any], *, live: bool, heartbeat_at: datetime | None, now: datetime) -> float | None:
@@ -52,7 +62,7 @@ def ran_seconds(config: dict[str, Any], *, live: bool, heartbeat_at: datetime | 
     if not attempts:
         return None
     total = 0.0
-    for start, stop in attempts:
+    for start, stop, *_ in attempts:
         until = datetime.fromisoformat(stop) if stop else (now if live else heartbeat_at)
         if until is not None:
             total += max(0.0, (_utc(until) - _utc(datetime.fromisoformat(start))).total_seconds())

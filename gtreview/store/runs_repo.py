@@ -157,14 +157,15 @@ def find_run(engine: Engine, *, source: RunSource, rubric_hash: str, config_hash
     return None
 
 
-def set_run_status(engine: Engine, run_id: int, status: RunStatus) -> None:
+def set_run_status(engine: Engine, run_id: int, status: RunStatus, reason: str = "") -> None:
+    """Set the run's status; ``reason`` says why a pass stopped short (kept with its attempt)."""
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)
         if run is not None:
             if status is RunStatus.RUNNING:
                 _claim(run)
             else:
-                run_attempts.end(run, datetime.now(UTC))
+                run_attempts.end(run, datetime.now(UTC), reason)
                 run.status, run.owner, run.heartbeat_at = status.value, None, None  # nobody holds it now
             session.add(run)
             session.commit()

@@ -374,3 +374,31 @@ def test_quitting_during_a_pass_asks_then_stops_it_cleanly(qtbot, sample_window,
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []  # no traceback, nothing logged as a bug
     (run,) = runs_repo.list_runs(window.project.engine)
     assert run.shown_status == "stopped" and run.resumable
+
+
+def test_a_shown_pass_that_is_cancelled_reads_stopped_and_says_why(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    """The results page of a running pass said "Pass running" after the pass was cancelled,
+    until the run was opened again; now it is read again, says it was cancelled, and names
+    the app's Resume as well as the CLI."""
+    window = sample_window
+    window.run_controller.open_backend = scripted_open(window, delay=0.05)
+    opened: list[int] = []
+
+    def open_then_cancel(event) -> None:  # type: ignore[no-untyped-def]
+        if event.phase == "generate" and event.done and not opened:
+            opened.append(1)
+            window.show_results(1)
+        elif opened == [1] and window.results.shown_status == "running":
+            opened.append(2)
+            window.runs_view.cancel_button.click()
+
+    window.run_controller.progressed.connect(open_then_cancel)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=30000):
+        window.start_configured_pass(CONFIG)
+    shown = window.results_view.status
+
+    def said() -> str:
+        return str(shown.text())
+
+    qtbot.waitUntil(lambda: said().startswith("Pass not finished: cancelled"), timeout=20000)
+    assert "Resume selected pass" in said() and "gtreview run" in said()

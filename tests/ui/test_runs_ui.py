@@ -7,6 +7,8 @@ import threading
 import time
 from datetime import UTC, datetime
 
+from PySide6.QtWidgets import QLabel
+
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import runs_repo
@@ -402,3 +404,17 @@ def test_a_shown_pass_that_is_cancelled_reads_stopped_and_says_why(qtbot, sample
 
     qtbot.waitUntil(lambda: said().startswith("Pass not finished: cancelled"), timeout=20000)
     assert "Resume selected pass" in said() and "gtreview run" in said()
+
+
+def test_every_field_of_the_run_dialog_has_its_own_alt_key(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Alt+T was both Temperature and Max new tokens; Max new tokens is Alt+K."""
+    dialog = RunDialog("Set")
+    qtbot.addWidget(dialog)
+    keys: dict[str, str] = {}
+    for label in dialog.findChildren(QLabel):
+        text = label.text()
+        if "&" in text and label.buddy() is not None:
+            key = text[text.index("&") + 1].lower()
+            assert key not in keys, f"Alt+{key.upper()} is both {keys[key]!r} and {text!r}"
+            keys[key] = text
+    assert keys["k"] == "Max new to&kens"

@@ -16,6 +16,7 @@ from gtreview.results.loader import RunResults, load_run_results
 from gtreview.results.membership_text import membership_of
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
 from gtreview.runs.membership import MembershipReport
+from gtreview.runs.record import read_run_config
 from gtreview.runs.statuses import RunStatus
 from gtreview.store import runs_repo
 from gtreview.store.runs_repo import RunSummary as RunSummary  # re-exported: the Runs view shows these
@@ -68,7 +69,7 @@ def _finished_text(results: RunResults) -> str:
     return "Pass finished: every drift check passed."
 
 
-def pass_status_text(results: RunResults) -> str:
+def pass_status_text(results: RunResults, stopped_because: str = "") -> str:
     """The results view's first sentence, from the status every view shows (an owner
     process that is gone makes a running pass interrupted, as in the runs list)."""
     if results.interrupted:
@@ -76,7 +77,7 @@ def pass_status_text(results: RunResults) -> str:
     if results.status is RunStatus.FINISHED:
         return _finished_text(results)
     if results.status is RunStatus.STOPPED:
-        return f"Pass not finished: {results.stopped_because or UNKNOWN_STOP} ({RESUME})."
+        return f"Pass not finished: {stopped_because or UNKNOWN_STOP} ({RESUME})."
     return _STATUS_TEXT[results.status]
 
 
@@ -88,7 +89,7 @@ def status_line(
     *,
     judge_gated: bool | None = None,
 ) -> str:
-    parts = [pass_status_text(results)]
+    parts = [pass_status_text(results, read_run_config(engine, results.run_id).stopped_because)]
     agreement = agreement_report(engine, results.run_id, results=results)
     if agreement.n_graded and agreement.totals is not None:
         gate = agreement.gate.kappa if agreement.gate is not None else None

@@ -28,7 +28,6 @@ from gtreview.runs.record import ModelEntry, PassConfig, RunConfig, RunRecordErr
 from gtreview.runs.statuses import GenerationStatus, JudgementStatus, RecordKind
 from gtreview.store import db, runs_repo, sets, tables
 from gtreview.store.adjudication_repo import awards_of, effective
-from gtreview.store.run_attempts import stop_reason
 
 KINDS = (ComponentKind.GATE, ComponentKind.BINARY, ComponentKind.REASONING)
 PAIR_SCORES = {"A>>B": 2.0, "A>B": 1.0, "A=B": 0.0, "B>A": -1.0, "B>>A": -2.0}
@@ -106,7 +105,6 @@ class RunResults(BaseModel):
     source: RunSource = RunSource.PASS
     status: RunStatus
     live: bool = False  # running, and a live process holds it (see ``shown_status``)
-    stopped_because: str = ""  # why a stopped pass stopped, when it was kept (cancelled, drift, failed: ...)
     set_id: int | None = None
     config: PassConfig
     questions: list[Question]
@@ -342,7 +340,6 @@ def load_run_results(engine: Engine, run_id: int) -> RunResults:
         source=row.source,
         status=row.status,
         live=row.live,
-        stopped_because=stop_reason(row.config),
         set_id=row.set_id,
         config=config,
         questions=questions,

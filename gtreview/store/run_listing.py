@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from gtreview.core.statuses import RecordKind, RunSource, RunStatus
 from gtreview.store import tables
-from gtreview.store.run_attempts import ran_seconds
+from gtreview.store.attempts import ran_seconds
 from gtreview.store.run_owners import owner_alive
 
 INTERRUPTED = "stopped (interrupted)"
@@ -48,7 +48,7 @@ class RunSummary(BaseModel):
     models: list[str] = Field(default_factory=list)  # the labels of the models it answers with
     judge: str = ""
 
-    ran_s: float | None = None  # the time its attempts ran, summed (run_attempts); None if not kept
+    ran_s: float | None = None  # the time its attempts ran, summed (attempts); None if not kept
 
     @property
     def duration_s(self) -> float | None:

@@ -32,7 +32,7 @@ from gtreview.core.statuses import GenerationStatus
 from gtreview.core.statuses import RecordKind as RecordKind  # re-exported: the store's read models carry them
 from gtreview.core.statuses import RunSource as RunSource
 from gtreview.core.statuses import RunStatus as RunStatus
-from gtreview.store import run_attempts, tables
+from gtreview.store import attempts, tables
 from gtreview.store.db import write_session
 from gtreview.store.run_listing import INTERRUPTED as INTERRUPTED  # re-exported: the runs list's values
 from gtreview.store.run_listing import RECORD_TABLES, is_live
@@ -61,10 +61,8 @@ class RunRow(BaseModel):
 
 
 def _claim(run: tables.Run) -> None:
-    run_attempts.begin(run, datetime.now(UTC))
-    run.status = RunStatus.RUNNING.value
-    run.owner = process_owner()
-    run.heartbeat_at = datetime.now(UTC)
+    attempts.begin(run, datetime.now(UTC))  # before the heartbeat: a dead attempt ends at the old one
+    run.status, run.owner, run.heartbeat_at = RunStatus.RUNNING.value, process_owner(), datetime.now(UTC)
 
 
 def create_run(
@@ -157,15 +155,14 @@ def find_run(engine: Engine, *, source: RunSource, rubric_hash: str, config_hash
     return None
 
 
-def set_run_status(engine: Engine, run_id: int, status: RunStatus, reason: str = "") -> None:
-    """Set the run's status; ``reason`` says why a pass stopped short (kept with its attempt)."""
+def set_run_status(engine: Engine, run_id: int, status: RunStatus, reason: str = "") -> None:  # reason: why it stopped
     with Session(engine) as session:
         run = session.get(tables.Run, run_id)
         if run is not None:
             if status is RunStatus.RUNNING:
                 _claim(run)
             else:
-                run_attempts.end(run, datetime.now(UTC), reason)
+                attempts.end(run, datetime.now(UTC), reason)
                 run.status, run.owner, run.heartbeat_at = status.value, None, None  # nobody holds it now
             session.add(run)
             session.commit()

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from gtreview.store import runs_repo
+from gtreview.store.attempts import ran_seconds
 from gtreview.store.project import create_project
-from gtreview.store.run_attempts import ran_seconds
 from gtreview.store.runs_repo import RunStatus
 
 T0 = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)

@@ -25,10 +25,10 @@ from pydantic import BaseModel
 
 from gtreview.core.stats import LEVEL, Difference, Interval, NoiseSplit, RateSummary, noise_split
 from gtreview.core.wording import plural
+from gtreview.results.absence import EMPTY, why_no_difference
 from gtreview.results.analysis import FinetuneFigures, RunAnalysis
 from gtreview.results.design import FinetuneDesign
 from gtreview.results.design_text import mcnemar_reading, num, with_interval
-from gtreview.results.kind_absence import EMPTY, why_no_difference
 from gtreview.results.loader import RunResults
 from gtreview.results.membership_text import membership_of
 from gtreview.results.noise import NoiseReport
@@ -189,7 +189,7 @@ def _gate_line(
 def _kind(kinds: Mapping[str, Difference], kind: str, units: int, empty: str) -> Finding:
     difference = kinds.get(kind)
     if difference is None or difference.n_questions == 0:
-        return Finding(side="undefined", figure=empty)  # why there is nothing to read (kind_absence)
+        return Finding(side="undefined", figure=empty)  # why there is nothing to read (results.absence)
     shown = with_interval(difference.mean_difference, difference.ci, signed=True)
     return finding(difference.mean_difference, difference.ci, units=min(units, difference.n_questions), figure=shown)
 

@@ -24,8 +24,8 @@ from gtreview.core.grade_check import RecordCheck, check_record
 from gtreview.core.grading import record_to_contract
 from gtreview.core.jsonformat import loads_json
 from gtreview.core.redaction import redact
-from gtreview.core.wording import plural
 from gtreview.core.rubric import Rubric
+from gtreview.core.wording import plural
 from gtreview.files import write_text_atomic
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model

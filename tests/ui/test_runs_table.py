@@ -86,3 +86,33 @@ def test_a_long_judge_spec_is_its_file_name_and_a_starting_pass_is_said(qtbot) -
     assert judge.text() == "SmolLM2-135M-Instruct-" * 4 + "Q4_1.gguf" and judge.toolTip() == spec
     assert view.table.columnWidth(COLUMNS.index("Judge")) <= WIDEST_TEXT_COLUMN
     assert view.table.item(0, COLUMNS.index("Duration")).text() == "38 min 05 s"
+
+
+def test_passes_have_keys_and_export_csv_takes_the_run_selected_in_runs(qtbot, sample_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """F5 resumes, Shift+F5 cancels, Ctrl+Shift+E exports the CSV, Ctrl+0 reaches the navigator
+    (all on the F1 sheet, none twice); Export CSV from Runs writes the selected run's CSV."""
+    from gtreview.ui.menus import _every_key, shortcut_sheet_html
+
+    window = sample_window
+    actions = window.menu_actions
+    keys = {"resume_pass": "F5", "cancel_pass": "Shift+F5", "export_csv": "Ctrl+Shift+E", "navigator": "Ctrl+0"}
+    for name, key in keys.items():
+        assert actions[name].shortcut().toString() == key
+    every = [a.shortcut().toString() for a in _every_key(window, actions).values() if not a.shortcut().isEmpty()]
+    assert len(every) == len(set(every)), sorted(k for k in every if every.count(k) > 1)
+    sheet = shortcut_sheet_html(_every_key(window, actions))
+    assert all(text in sheet for text in ("Resume the selected pass", "Cancel the pass", "Export CSV", "Navigator"))
+    assert "&R" not in window.runs_view.resume_button.text()  # Alt+R is the Review menu
+    window.show()
+    qtbot.waitExposed(window)
+    actions["navigator"].trigger()
+    assert window.navigator.hasFocus()
+    _pass(qtbot, window)
+    window.show_runs()
+    settle(qtbot, window)
+    window.runs_view.select_run(1)
+    assert window.results.run_id is None  # no results page was opened
+    out = tmp_path / "from-runs.csv"
+    window.export_csv(out)
+    qtbot.waitUntil(out.exists, timeout=20000)
+    assert out.read_bytes() == export_csv(window.project.engine, 1, tmp_path / "cli.csv").files[0].read_bytes()

@@ -102,14 +102,15 @@ class RunsView(QWidget):
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel pass")
+        self.cancel_button.setToolTip("Stop the pass; everything finished so far is stored (Shift+F5)")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
-        self.resume_button = QPushButton("&Resume selected pass")
+        self.resume_button = QPushButton("Resu&me selected pass")  # Alt+R is the Review menu
         self.resume_button.setToolTip(
-            "Run the selected stopped pass again as it was stored: it carries on where it stopped"
+            "Run the selected stopped pass again as it was stored: it carries on where it stopped (F5)"
         )
         self.resume_button.setEnabled(False)
-        self.resume_button.clicked.connect(self._resume)
+        self.resume_button.clicked.connect(self.resume_selected)
         row = QHBoxLayout()
         row.addWidget(self.phase, 1)
         row.addWidget(self.progress, 2)
@@ -199,10 +200,13 @@ class RunsView(QWidget):
         run = self._selected_summary()
         self.resume_button.setEnabled(run is not None and run.resumable and not self.own_pass)
 
-    def _resume(self) -> None:
+    def resume_selected(self) -> bool:
+        """Resume the selected pass; False when none that can be resumed is selected."""
         run = self._selected_summary()
-        if run is not None and run.resumable:
+        if run is not None and run.resumable and not self.own_pass:
             self.resume_requested.emit(run.id)
+            return True
+        return False
 
     def started(self, name: str) -> None:
         self.own_pass = True

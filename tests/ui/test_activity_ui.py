@@ -89,10 +89,10 @@ def test_the_judge_phase_shows_its_own_counter_while_the_judge_reads(qtbot, samp
     window.run_controller.open_backend = opener
     window.start_configured_pass(CONFIG.model_copy(update={"pairwise": False}))
     try:
-        qtbot.waitUntil(lambda: window.runs_view.phase.text().startswith("judge: "), timeout=20000)
-        assert window.runs_view.phase.text() == "judge: pointwise verdicts 0 of 40"
+        qtbot.waitUntil(lambda: window.runs_view.phase.text().startswith("phase 5 of 5: judge: "), timeout=20000)
+        assert window.runs_view.phase.text() == "phase 5 of 5: judge: pointwise verdicts 0 of 40"
         (line,) = window.activity_panel.lines()
-        assert line.startswith('Pass "ui pass" · judge: verdicts 0 of 40 · running ')
+        assert line.startswith('Pass "ui pass" · phase 5 of 5: judge: verdicts 0 of 40 · running ')
         (row,) = window.activity_panel.rows.values()
         assert row.bar.maximum() == 1000 and row.bar.value() == 0 and row.cancel_button.isEnabled()
         with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:

@@ -122,7 +122,8 @@ def test_the_judge_check_before_generation_shows_in_the_runs_view(qtbot, sample_
     assert phases[0] == "calibrate" and phases.index("generate") > phases.index("calibrate")
     assert "drift" in phases  # re-checked during judging
     calibrate_text = next(text for phase, text in shown if phase == "calibrate")
-    assert calibrate_text.startswith("calibrate: judge check before generation: 0 of 6 fixtures")
+    assert calibrate_text.startswith("phase 2 of 6: calibrate: judge check before generation: 0 of 6 fixtures")
+    assert calibrate_text.endswith(" · then: generate base, generate lora, judge, pairwise")  # what is to come
 
 
 # -- the Run dialog: missing files, Browse, remembered settings ---------------------------

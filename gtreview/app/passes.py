@@ -32,6 +32,7 @@ from gtreview.inference.openai_client import served_models
 from gtreview.inference.specs import parse_model_spec, with_runtime_defaults
 from gtreview.judging.calibration import DriftError
 from gtreview.runs.execute import ModelUnreachable, PassCancelled, PassResult, Progress, run_pass
+from gtreview.runs.identity import SameModelError
 from gtreview.runs.pass_context import PassEvent as PassEvent  # re-exported: what a pass reports as it goes
 from gtreview.runs.plan import PassConfig
 from gtreview.runs.record import RunSource, RunStatus, read_run_config
@@ -320,6 +321,7 @@ __all__ = [
     "PassResult",
     "PassSetupError",
     "ResumablePass",
+    "SameModelError",
     "active_questions",
     "heartbeat",
     "models_from_config",

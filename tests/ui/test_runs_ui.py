@@ -419,3 +419,16 @@ def test_every_field_of_the_run_dialog_has_its_own_alt_key(qtbot) -> None:  # ty
             assert key not in keys, f"Alt+{key.upper()} is both {keys[key]!r} and {text!r}"
             keys[key] = text
     assert keys["k"] == "Max new to&kens"
+
+
+def test_a_copy_of_the_base_is_refused_in_one_line_and_no_run_is_made(
+    qtbot, sample_window, tiny_gguf, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    copy = tmp_path / "geo-ft.gguf"
+    copy.write_bytes(tiny_gguf.read_bytes())
+    models = [ModelEntry(label="base", spec=f"llama:{tiny_gguf}"), ModelEntry(label="geo", spec=f"llama:{copy}")]
+    with qtbot.waitSignal(window.run_controller.finished, timeout=30000) as outcome:
+        window.start_configured_pass(CONFIG.model_copy(update={"models": models}))
+    assert outcome.args[0].startswith("Pass not started: base and geo are the same model (sha256 ")
+    assert runs_repo.list_runs(window.project.engine) == []

@@ -29,6 +29,7 @@ from gtreview.core.wording import plural
 from gtreview.files import write_text_atomic
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
+from gtreview.inference.specs import parse_model_spec
 from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 from gtreview.interop.harness_files import question_for, read_answers
 from gtreview.judging.calibration import (
@@ -314,6 +315,7 @@ def calibrate_rubric(
     ``on_stage`` what is under way before the first is (the judge loading, then reading
     every fixture at once: minutes on a local model, which must not read as a hang)."""
     say = on_stage or (lambda _stage: None)
+    parse_model_spec(judge)  # a malformed spec is its one line, with nothing said before it
     say(f"loading the judge {redact(judge)} …")
     backend = open_judge(judge, open_backend)
     fixtures = sum(len(q.calibration) for q in rubric.questions)

@@ -315,7 +315,8 @@ def calibrate_rubric(
     ``on_stage`` what is under way before the first is (the judge loading, then reading
     every fixture at once: minutes on a local model, which must not read as a hang)."""
     say = on_stage or (lambda _stage: None)
-    parse_model_spec(judge)  # a malformed spec is its one line, with nothing said before it
+    if open_backend is open_model:  # a malformed spec is its one line, nothing said before it
+        parse_model_spec(judge)
     say(f"loading the judge {redact(judge)} …")
     backend = open_judge(judge, open_backend)
     fixtures = sum(len(q.calibration) for q in rubric.questions)

@@ -26,7 +26,7 @@ OVERSIZE = {
     "gtreview/results/loader.py": 552,
     "gtreview/runs/probes.py": 455,
     "gtreview/ui/ops.py": 453,
-    "gtreview/ui/widgets/results_view.py": 451,
+    "gtreview/ui/widgets/results_view.py": 420,
 }
 
 

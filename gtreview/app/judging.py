@@ -25,9 +25,11 @@ from gtreview.core.grading import record_to_contract
 from gtreview.core.jsonformat import loads_json
 from gtreview.core.redaction import redact
 from gtreview.core.rubric import Rubric
+from gtreview.core.wording import plural
 from gtreview.files import write_text_atomic
 from gtreview.inference.backend import CompletionBackend
 from gtreview.inference.factory import open_backend as open_model
+from gtreview.inference.specs import parse_model_spec
 from gtreview.inputs import MAX_DATA_FILE_BYTES, InputReadError, read_limited
 from gtreview.interop.harness_files import question_for, read_answers
 from gtreview.judging.calibration import (
@@ -305,11 +307,21 @@ def calibrate_rubric(
     *,
     open_backend: OpenBackend = open_model,
     on_fixture: FixtureHeard | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> CalibrationReport:
     """Does ``judge`` reproduce the rubric's calibration fixtures? (Nothing is stored:
     a project's set is calibrated with :func:`gtreview.app.question_calibration.calibrate_set`.)
-    ``on_fixture(check, done, total)`` hears each fixture as its verdict is final."""
+    ``on_fixture(check, done, total)`` hears each fixture as its verdict is final;
+    ``on_stage`` what is under way before the first is (the judge loading, then reading
+    every fixture at once: minutes on a local model, which must not read as a hang)."""
+    say = on_stage or (lambda _stage: None)
+    if open_backend is open_model:  # a malformed spec is its one line, nothing said before it
+        parse_model_spec(judge)
+    say(f"loading the judge {redact(judge)} …")
     backend = open_judge(judge, open_backend)
+    fixtures = sum(len(q.calibration) for q in rubric.questions)
+    with_fixtures = sum(bool(q.calibration) for q in rubric.questions)
+    say(f"judging {plural(fixtures, 'fixture')} of {plural(with_fixtures, 'question')} …")
     try:
         return calibrate(backend, rubric.questions, global_variants=rubric.global_variants, on_fixture=on_fixture)
     finally:

@@ -32,6 +32,7 @@ from gtreview.inference.openai_client import served_models
 from gtreview.inference.specs import parse_model_spec, with_runtime_defaults
 from gtreview.judging.calibration import DriftError
 from gtreview.runs.execute import ModelUnreachable, PassCancelled, PassResult, Progress, run_pass
+from gtreview.runs.identity import SameModelError
 from gtreview.runs.pass_context import PassEvent as PassEvent  # re-exported: what a pass reports as it goes
 from gtreview.runs.plan import PassConfig
 from gtreview.runs.record import RunSource, RunStatus, read_run_config
@@ -96,8 +97,8 @@ def _check_generations(engine: Engine, result: PassResult) -> None:
         failed = [(m, g) for m, g in by_model.items() if g and all(status != GenerationStatus.OK for status, _ in g)]
         if not failed:
             return
-        runs_repo.set_run_status(tx, result.run_id, RunStatus.STOPPED)
-    model, generations = failed[0]
+        model, generations = failed[0]
+        runs_repo.set_run_status(tx, result.run_id, RunStatus.STOPPED, f"failed: every generation of {model} failed")
     others = f" (and every one of {', '.join(m for m, _ in failed[1:])})" if len(failed) > 1 else ""
     raise GenerationsFailed(
         f"run {result.run_id}: every generation of {model} failed ({len(generations)} of {len(generations)}){others}; "
@@ -324,6 +325,7 @@ __all__ = [
     "PassResult",
     "PassSetupError",
     "ResumablePass",
+    "SameModelError",
     "active_questions",
     "heartbeat",
     "models_from_config",

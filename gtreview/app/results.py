@@ -16,6 +16,7 @@ from gtreview.results.loader import RunResults, load_run_results
 from gtreview.results.membership_text import membership_of
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
 from gtreview.runs.membership import MembershipReport
+from gtreview.runs.record import read_run_config
 from gtreview.runs.statuses import RunStatus
 from gtreview.store import runs_repo
 from gtreview.store.db import reading
@@ -55,10 +56,11 @@ def reportable_runs(engine: Engine) -> list[tuple[int, str]]:
 
 _STATUS_TEXT = {
     RunStatus.RUNNING: "Pass running: the figures are those stored so far.",
-    RunStatus.STOPPED: "Pass not finished: cancelled, stopped by drift or failed (run it again to resume).",
     RunStatus.IMPORTED: "Imported from harness files: recomputed by gtreview's rules.",
 }
-INTERRUPTED_TEXT = "Pass interrupted: its process was killed or crashed (run it again to resume)."
+RESUME = "resume it with Resume selected pass in Runs, or gtreview run with the same settings"
+INTERRUPTED_TEXT = f"Pass interrupted: its process was killed or crashed ({RESUME})."
+UNKNOWN_STOP = "cancelled, stopped by drift or failed"  # a pass stopped before the reason was kept
 
 
 def _finished_text(results: RunResults) -> str:
@@ -70,13 +72,15 @@ def _finished_text(results: RunResults) -> str:
     return "Pass finished: every drift check passed."
 
 
-def pass_status_text(results: RunResults) -> str:
+def pass_status_text(results: RunResults, stopped_because: str = "") -> str:
     """The results view's first sentence, from the status every view shows (an owner
     process that is gone makes a running pass interrupted, as in the runs list)."""
     if results.interrupted:
         return INTERRUPTED_TEXT
     if results.status is RunStatus.FINISHED:
         return _finished_text(results)
+    if results.status is RunStatus.STOPPED:
+        return f"Pass not finished: {stopped_because or UNKNOWN_STOP} ({RESUME})."
     return _STATUS_TEXT[results.status]
 
 
@@ -88,7 +92,9 @@ def status_line(
     *,
     judge_gated: bool | None = None,
 ) -> str:
-    parts = [pass_status_text(results)]
+    with reading(engine) as session:
+        stopped_because = read_run_config(session, results.run_id).stopped_because
+    parts = [pass_status_text(results, stopped_because)]
     agreement = agreement_report(engine, results.run_id, results=results)
     if agreement.n_graded and agreement.totals is not None:
         gate = agreement.gate.kappa if agreement.gate is not None else None

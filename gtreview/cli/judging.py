@@ -112,7 +112,8 @@ def calibrate(args: argparse.Namespace) -> int:
 
     # Progress on stderr, as ``gtreview run`` shows it, and none with --json (stdout stays one document).
     on_fixture = None if args.json else _fixture_printer(sys.stderr)
-    report = calibrate_rubric(load_rubric(args.rubric), args.judge, on_fixture=on_fixture)
+    on_stage = None if args.json else (lambda stage: print(stage, file=sys.stderr, flush=True))
+    report = calibrate_rubric(load_rubric(args.rubric), args.judge, on_fixture=on_fixture, on_stage=on_stage)
     if args.json:
         data = report.model_dump(mode="json")
         data["reproduced"] = report.reproduced

@@ -50,6 +50,19 @@ class JobProgress(BaseModel):
     elapsed: float = 0.0
     message: str = ""
     waiting_for: str = ""
+    # The phase's place in the whole job (0: a job of one phase), and the phases after it,
+    # so what is still to come is seen, not only the phase's own n of N.
+    step: int = 0
+    steps: int = 0
+    later: list[str] = []
+
+    def heading(self) -> str:
+        """``phase 3 of 5: judge``; the phase alone in a job of one phase."""
+        return f"phase {self.step} of {self.steps}: {self.phase}" if self.steps > 1 and self.step else self.phase
+
+    def still_to_come(self) -> str:
+        """``then: generate geo, judge, pairwise``; empty at the last phase."""
+        return f"then: {', '.join(self.later)}" if self.later else ""
 
     @property
     def tokens_per_second(self) -> float:
@@ -133,7 +146,7 @@ class Activity:
         else:
             # before the first unit, what it is doing ("loading the judge") says more than "0 of 4"
             doing = p.counter() if (p.unit or p.total) and not (p.done <= 0 and p.message) else p.message
-            parts.append(f"{p.phase}: {doing}" if doing else p.phase)
+            parts.append(f"{p.heading()}: {doing}" if doing else p.heading())
             eta = self.eta_seconds(now)
             if eta is not None:
                 parts.append(f"ETA {duration(eta)}")

@@ -4,7 +4,16 @@ per-question scatter."""
 
 from __future__ import annotations
 
-from gtreview.report.document import BarChart, BarSeries, Heading, ReportDocument, ScatterChart, ScatterPoint
+from gtreview.report.document import (
+    BarChart,
+    BarSeries,
+    Heading,
+    Paragraph,
+    ReportDocument,
+    ScatterChart,
+    ScatterPoint,
+)
+from gtreview.results.absence import NO_SCORES_YET, any_scored
 from gtreview.results.analysis import KIND_NAMES, FinetuneFigures, RunAnalysis
 from gtreview.results.loader import RunResults
 
@@ -53,6 +62,13 @@ def _difference_charts(doc: ReportDocument, base: str, finetune: FinetuneFigures
 
 def add_charts_section(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:
     doc.add(Heading(text="Charts"))
+    if not any_scored(results):  # empty charts drew made-up scales (a count axis of 0–0.01)
+        doc.add(
+            Paragraph(
+                text=f"{NO_SCORES_YET[0].upper()}{NO_SCORES_YET[1:]}: the charts are drawn once answers are scored."
+            )
+        )
+        return
     means = [m.summary.mean or 0.0 for m in analysis.models]
     intervals = [_interval(m.summary) or (v, v) for m, v in zip(analysis.models, means, strict=True)]
     doc.add(

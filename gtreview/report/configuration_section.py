@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gtreview.core.activity import short_spec
 from gtreview.core.redaction import redact
 from gtreview.inference.specs import ModelSpecError, parse_model_spec
 from gtreview.report.document import Heading, PageBreak, Paragraph, ReportDocument, Table
-from gtreview.results.loader import RunResults
+from gtreview.results.loader import RunResults, SampleStatus
 from gtreview.runs.statuses import RunSource
 
 DETAIL_KEYS = (
@@ -40,6 +41,10 @@ DETAIL_KEYS = (
 NOT_OPENED = (
     "Not opened by this pass (every result it needed was already stored): the file and sha256 "
     "are those the pass recorded when it was planned."
+)
+NOT_OPENED_YET = (
+    "Not opened yet: the pass stopped before it {what}. The file and sha256 are those the pass "
+    "recorded when it was planned."
 )
 
 
@@ -93,6 +98,16 @@ def model_details(results: RunResults, spec: str, identity: dict[str, Any]) -> t
     return rows, described is not None
 
 
+def not_opened_text(results: RunResults, label: str | None) -> str:
+    """Why a model was not opened: its results were all stored, or the pass stopped before
+    it got to them (a planned answer never generated, an answer never judged)."""
+    if label is not None:
+        missing = sum(s.model == label and s.status is SampleStatus.MISSING for s in results.samples)
+        return NOT_OPENED_YET.format(what=f"generated its answers ({missing} missing)") if missing else NOT_OPENED
+    unjudged = sum(s.status is SampleStatus.UNJUDGED for s in results.samples)
+    return NOT_OPENED_YET.format(what=f"judged the answers ({unjudged} unjudged)") if unjudged else NOT_OPENED
+
+
 def add_configuration_section(doc: ReportDocument, results: RunResults) -> None:
     doc.add(PageBreak(), Heading(text="Configuration"))
     config = results.config
@@ -123,12 +138,15 @@ def add_configuration_section(doc: ReportDocument, results: RunResults) -> None:
         ["Drift check every", drift_text(config.drift_every)],
     ]
     doc.add(Table(header=["Setting", "Value"], rows=rows, widths=[1.2, 4]))
-    for role, spec, identity in pass_models(results):
+    labels = [entry.label for entry in config.models] + [None]
+    for (role, spec, identity), label in zip(pass_models(results), labels, strict=True):
         detail, opened = model_details(results, spec, identity)
-        doc.add(Heading(text=_cut(f"{role}: {spec}", 90), level=2))
+        # The heading names the file; the whole spec is a row, which wraps (a heading cut
+        # at a width broke it mid-word).
+        doc.add(Heading(text=f"{role}: {short_spec(redact(spec))}", level=2))
         if not opened:
-            doc.add(Paragraph(text=NOT_OPENED))
-        doc.add(Table(header=["Field", "Value"], rows=detail or [["(no details)", ""]], widths=[1.2, 4]))
+            doc.add(Paragraph(text=not_opened_text(results, label)))
+        doc.add(Table(header=["Field", "Value"], rows=[["spec", redact(spec)], *detail], widths=[1.2, 4]))
 
 
 __all__ = ["add_configuration_section", "drift_text", "judge_repeats_text", "model_details", "pass_models"]

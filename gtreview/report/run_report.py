@@ -29,7 +29,7 @@ from gtreview.report.pdf import render_pdf
 from gtreview.report.reading_section import add_reading_section
 from gtreview.report.summary_section import add_summary_section
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis, fmt, fmt_ci
-from gtreview.results.items_text import alpha_words
+from gtreview.results.items_text import LEFT_OUT, alpha_words
 from gtreview.results.loader import RunResults, SampleResult, SampleStatus
 from gtreview.results.reading import FineTuneReading, fine_tune_readings
 
@@ -285,7 +285,8 @@ def _breakdowns(doc: ReportDocument, results: RunResults, analysis: RunAnalysis)
     )
     items = analysis.items
     doc.add(Heading(text="Item analysis and reliability", level=2))
-    doc.add(Paragraph(text=alpha_words(items)))
+    left_out = [kind for kind in LEFT_OUT if any(s.status.value == kind for s in results.samples)]
+    doc.add(Paragraph(text=alpha_words(items, left_out)))
 
 
 def _per_question(doc: ReportDocument, results: RunResults, analysis: RunAnalysis) -> None:

@@ -8,6 +8,8 @@ three answer sets the report says there are too few instead of printing a number
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gtreview.core.stats import ItemAnalysis
 from gtreview.core.wording import plural
 
@@ -15,11 +17,15 @@ MIN_QUESTIONS = 3
 MIN_ANSWER_SETS = 3
 
 
-def alpha_words(items: ItemAnalysis) -> str:
+LEFT_OUT = ("unscored", "unjudged", "missing")  # the counts (results.counts) a mean leaves out
+
+
+def alpha_words(items: ItemAnalysis, left_out: Sequence[str] = LEFT_OUT) -> str:
+    """``left_out``: the kinds of sample that kept questions out, in the counts' own names."""
+    left_out = left_out or LEFT_OUT
+    kinds = left_out[0] if len(left_out) == 1 else f"{', '.join(left_out[:-1])} or {left_out[-1]}"
     dropped = (
-        f" ({plural(items.n_items_dropped, 'question')} with unscored or missing samples left out)"
-        if items.n_items_dropped
-        else ""
+        f" ({plural(items.n_items_dropped, 'question')} with {kinds} samples left out)" if items.n_items_dropped else ""
     )
     over = f"over {plural(items.n_items, 'question')} and {plural(items.n_respondents, 'answer set')}{dropped}"
     if items.n_items < MIN_QUESTIONS or items.n_respondents < MIN_ANSWER_SETS:

@@ -34,8 +34,9 @@ def _summary(report: NoiseReport) -> str:
     if not report.judge_measured:
         return (
             "Judge noise not measured, one verdict per answer: the spread of a model's score mixes what the model "
-            "said (sampling) with what the judge made of it. Run the pass again with --judge-repeats 2 or more "
-            "(only the new verdicts are asked for) to split them. " + record
+            'said (sampling) with what the judge made of it. Run the pass again with "Judge repeats per answer" at 2 '
+            "or more in the Run dialog (gtreview run --judge-repeats 2); only the new verdicts are asked for, and "
+            "they split the two. " + record
         )
     return (
         f"Each answer was judged {report.judge_repeats} times ({MODES.get(report.repeat_mode, report.repeat_mode)}), "

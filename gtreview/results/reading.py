@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from gtreview.core.stats import LEVEL, Difference, Interval, NoiseSplit, RateSummary, noise_split
 from gtreview.core.wording import plural
+from gtreview.results.absence import EMPTY, why_no_difference
 from gtreview.results.analysis import FinetuneFigures, RunAnalysis
 from gtreview.results.design import FinetuneDesign
 from gtreview.results.design_text import mcnemar_reading, num, with_interval
@@ -56,7 +57,6 @@ NOT_MEASURED_MEMBERSHIP = (
 )
 NOT_MEASURED_PARAPHRASE = "not measured: no paraphrased variants"
 NOT_MEASURED_JUDGE = "not measured (one verdict per answer)"
-NO_COMPONENTS = "none in these questions"
 NO_VARIATION = "no variation: no change on any question (as at a floor), so the interval says nothing"
 
 
@@ -186,18 +186,18 @@ def _gate_line(
     return ReadingLine(topic="Gate", figures=figures, reading=reading)
 
 
-def _kind(kinds: Mapping[str, Difference], kind: str, units: int) -> Finding:
+def _kind(kinds: Mapping[str, Difference], kind: str, units: int, empty: str) -> Finding:
     difference = kinds.get(kind)
     if difference is None or difference.n_questions == 0:
-        return Finding(side="undefined", figure=NO_COMPONENTS)
+        return Finding(side="undefined", figure=empty)  # why there is nothing to read (results.absence)
     shown = with_interval(difference.mean_difference, difference.ci, signed=True)
     return finding(difference.mean_difference, difference.ci, units=min(units, difference.n_questions), figure=shown)
 
 
 def _components_line(facts: Finding, reasoning: Finding, gate: Finding) -> ReadingLine:
     def moved(name: str, found: Finding) -> str:
-        if found.figure == NO_COMPONENTS:
-            return f"{name}: {NO_COMPONENTS}"
+        if found.figure in EMPTY:
+            return f"{name}: {found.figure}"
         return f"{name} " + _moved(found, "rose", "fell", "within noise")
 
     return ReadingLine(
@@ -336,8 +336,10 @@ def fine_tune_readings(
         design = designs.get(label)
         units = design.clustered.n_clusters if design is not None else figures.difference.n_questions
         score, score_line = _score(figures, design, base, units)
-        facts, reasoning = (_kind(figures.kind_differences, k, units) for k in ("binary", "reasoning"))
-        gate_share = _kind(figures.kind_differences, "gate", units)
+        facts, reasoning, gate_share = (
+            _kind(figures.kind_differences, k, units, why_no_difference(results, (label, base), k))
+            for k in ("binary", "reasoning", "gate")
+        )
         membership, membership_line = _membership(results, label)
         para, para_line = _paraphrase(paraphrase.get(label), label, base)
         judged = {m for m in (label, base) if m in (noise or {}) and splits[m].se_judge is not None}

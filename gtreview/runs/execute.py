@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from gtreview.core.activity import short_spec
 from gtreview.core.jsonmodel import canonical_hash
-from gtreview.core.redaction import redact, redact_json
+from gtreview.core.redaction import redact_json
 from gtreview.core.rubric import Question, VariantRule
 from gtreview.inference.backend import (
     CompletionBackend,
@@ -29,9 +28,10 @@ from gtreview.inference.backend import (
     unreachable,
 )
 from gtreview.inference.cleaning import GenerationOutcome, classify, clean_output
+from gtreview.judging.calibration import DriftError
 from gtreview.judging.prompts import PAIRWISE, POINTWISE, load_template
 from gtreview.runs.fit import check_pass_fits
-from gtreview.runs.identity import spec_identity
+from gtreview.runs.identity import refuse_same_models, spec_identity
 from gtreview.runs.judge_phases import check_judge, compare_phase, judge_phase
 from gtreview.runs.pass_context import (
     BackendFactory,
@@ -91,6 +91,7 @@ def run_pass(
     # Planned from the identities exactly as they are stored (redacted), so that the
     # results loader, which plans from the stored ones, finds the same content keys.
     identities = redact_json({m.label: spec_identity(m.spec) for m in config.models})
+    refuse_same_models(identities)  # a copy of the base would only be handed the base's answers
     judge_identity = redact_json(spec_identity(config.judge))
     templates = Templates(pointwise=load_template(POINTWISE).sha256, pairwise=load_template(PAIRWISE).sha256)
     plan = plan_pass(
@@ -134,25 +135,49 @@ def run_pass(
         ctx = PassContext(engine, config, run_id, open_backend, progress, cancel)
         # Fail fast: a prompt that cannot fit its model, or a judge that does not reproduce
         # the fixtures, stops the pass before any answer is generated, not after hours.
+        ctx.steps = pass_steps(config, plan)
+        ctx.enter("fit check")
         check_pass_fits(ctx, plan, global_variants, questions)
+        ctx.enter("judge check")
         monitor = check_judge(ctx, plan, global_variants, questions)
         for model in config.models:
+            ctx.enter(f"generate {model.label}")
             _generate(ctx, model.spec, plan.generations[model.label])
+        ctx.enter("judge")
         judge_phase(ctx, plan, global_variants, monitor)
         if plan.pairs:
+            ctx.enter("pairwise")
             compare_phase(ctx, plan, global_variants)
-    except BaseException:  # whatever stopped it, the run is never left "running"
-        _end(engine, run_id, plan, RunStatus.STOPPED)
+    except BaseException as stopped:  # whatever stopped it, the run is never left "running"
+        _end(engine, run_id, plan, RunStatus.STOPPED, stop_reason(stopped))
         raise
     _end(engine, run_id, plan, RunStatus.FINISHED)
     return ctx.result
 
 
-def _end(engine: Engine, run_id: int, plan: PassPlan, status: RunStatus) -> None:
-    """The plan's links again and the run's last status, in one transaction."""
+def _end(engine: Engine, run_id: int, plan: PassPlan, status: RunStatus, reason: str = "") -> None:
+    """The plan's links again and the run's last status (and why it stopped), in one transaction."""
     with db.unit_of_work(engine) as tx:
         link_planned_records(tx, run_id, plan)
-        runs_repo.set_run_status(tx, run_id, status)
+        runs_repo.set_run_status(tx, run_id, status, reason)
+
+
+def stop_reason(stopped: BaseException) -> str:
+    """Why a pass stopped short, as the results view says it."""
+    if isinstance(stopped, PassCancelled):
+        return "cancelled"
+    if isinstance(stopped, DriftError):
+        return "stopped by the judge's drift check"
+    if isinstance(stopped, KeyboardInterrupt):
+        return "interrupted"
+    first = (str(stopped).splitlines() or [type(stopped).__name__])[0]
+    return f"failed: {first[:200]}"
+
+
+def pass_steps(config: PassConfig, plan: PassPlan) -> list[str]:
+    """The phases of a pass in the order it runs them, as its progress names them."""
+    generate = [f"generate {m.label}" for m in config.models]
+    return ["fit check", "judge check", *generate, "judge", *(["pairwise"] if plan.pairs else [])]
 
 
 def forget_unreachable(session: Session, plan: PassPlan) -> int:
@@ -196,8 +221,8 @@ def _generate(ctx: PassContext, spec: str, tasks: list[GenerationTask]) -> None:
     ctx.result.reused += len(tasks) - len(todo)
     if not todo:
         return
-    named = short_spec(redact(spec))  # a local model by its file: the Runs view's line stays one line
-    tally = Tally(ctx, "generate", len(todo), f"{named}: {{done}} of {{total}} answers", "answers").start()
+    label = tasks[0].model_label  # as the analyst named it, never the file
+    tally = Tally(ctx, "generate", len(todo), f"{label}: {{done}} of {{total}} answers", f"{label} answers").start()
     backend = ctx.open(spec)
     described = backend.describe()  # asks the worker: outside the write transaction
     with db.unit_of_work(ctx.engine) as tx:

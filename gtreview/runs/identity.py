@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from gtreview.core.errors import UserError
+from gtreview.core.jsonmodel import canonical_hash
 from gtreview.core.redaction import url_without_userinfo
 from gtreview.inference.gguf_check import check_adapter_file, check_model_file
 from gtreview.inference.specs import local_files, parse_model_spec
@@ -49,3 +51,35 @@ def spec_identity(spec: str) -> dict[str, Any]:
         assert parsed.url is not None
         return {"kind": "openai", "base_url": url_without_userinfo(parsed.url), "model": parsed.model}
     return {"kind": parsed.kind, "model": parsed.model}
+
+
+class SameModelError(UserError):
+    """Two models of a pass with one identity: the second's answers would be the first's."""
+
+
+def _named(identity: dict[str, Any]) -> str:
+    if "model_sha256" in identity:
+        adapter = (
+            f", adapter {identity['lora_sha256'][:8]}… at {identity.get('lora_scale')}"
+            if "lora_sha256" in identity
+            else ""
+        )
+        return f"sha256 {identity['model_sha256'][:8]}…{adapter}"
+    if "base_url" in identity:
+        return f"{identity.get('model')} at {identity['base_url']}"
+    return ", ".join(f"{key} {value}" for key, value in identity.items())
+
+
+def refuse_same_models(identities: dict[str, dict[str, Any]]) -> None:
+    """Refuse a pass two of whose models are one model (the same file, adapter and scale,
+    or the same server and model): content keys do not include the label, so the second
+    would only be handed the first's answers, and its own column would read as empty."""
+    seen: dict[str, str] = {}
+    for label, identity in identities.items():
+        key = canonical_hash(identity)
+        if key in seen:
+            raise SameModelError(
+                f"{seen[key]} and {label} are the same model ({_named(identity)}): a fine-tune compared with "
+                "itself would only reuse the base's answers; name two different models"
+            )
+        seen[key] = label

@@ -84,6 +84,12 @@ class PassContext:
         self.engine, self.config, self.run_id = engine, config, run_id
         self.open_backend, self.progress, self.cancel = open_backend, progress, cancel
         self.result = PassResult(run_id=run_id)
+        self.steps: list[str] = []  # the pass's phases in order, each event says where it is
+        self.step = 0
+
+    def enter(self, step: str) -> None:
+        """The pass is now at ``step`` (one of ``steps``)."""
+        self.step = self.steps.index(step) + 1
 
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -120,6 +126,9 @@ class PassContext:
                     tokens=tokens,
                     elapsed=time.monotonic() - started,
                     message=message,
+                    step=self.step,
+                    steps=len(self.steps),
+                    later=self.steps[self.step :],
                 )
             )
 

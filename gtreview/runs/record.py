@@ -21,6 +21,7 @@ from gtreview.core.rubric import Question, VariantRule
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.runs.statuses import RecordKind, RunSource, RunStatus
 from gtreview.store import runs_repo
+from gtreview.store.attempts import stop_reason
 
 RUN_CONFIG_VERSION: Literal[1] = 1
 VERBATIM_FIELDS = frozenset({"questions", "global_variants"})
@@ -67,6 +68,13 @@ class RunConfig(BaseModel):
     templates: Templates = Field(default_factory=Templates)
     models: dict[str, dict[str, Any]] = Field(default_factory=dict)  # what each backend said about itself
     probes: dict[str, Any] | None = None  # familiarity and recall reports kept with the pass
+    # [start, end] of each attempt, and why it stopped when it stopped short (store.attempts)
+    attempts: list[list[str | None]] = Field(default_factory=list)
+
+    @property
+    def stopped_because(self) -> str:
+        """Why the pass last stopped short, when it was kept (cancelled, drift, failed: ...)."""
+        return stop_reason({"attempts": self.attempts})
 
     @property
     def has_plan(self) -> bool:

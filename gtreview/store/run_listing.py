@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 
 from gtreview.core.statuses import RecordKind, RunSource, RunStatus
 from gtreview.store import tables
+from gtreview.store.attempts import ran_seconds
 from gtreview.store.run_owners import owner_alive
 
 INTERRUPTED = "stopped (interrupted)"
@@ -47,9 +48,14 @@ class RunSummary(BaseModel):
     models: list[str] = Field(default_factory=list)  # the labels of the models it answers with
     judge: str = ""
 
+    ran_s: float | None = None  # the time its attempts ran, summed (attempts); None if not kept
+
     @property
     def duration_s(self) -> float | None:
-        """From its start to its last record of its own (to now while it runs); None when unknown."""
+        """How long the pass ran: its attempts summed (to now while it runs); a run that keeps
+        no attempts (an import, an older pass) from its start to its last record of its own."""
+        if self.ran_s is not None:
+            return self.ran_s
         if self.started_at is None:
             return None
         end = datetime.now(UTC) if self.live else self.last_written_at
@@ -88,6 +94,14 @@ def _who(config_json: str) -> tuple[list[str], str]:
     return ([str(label) for label in harness.get("labels") or []], "") if isinstance(harness, dict) else ([], "")
 
 
+def _ran(run: tables.Run) -> float | None:
+    try:
+        config = json.loads(run.config_json or "{}")
+    except ValueError:
+        return None
+    return ran_seconds(config, live=is_live(run), heartbeat_at=run.heartbeat_at, now=datetime.now(UTC))
+
+
 def is_live(run: tables.Run) -> bool:
     return run.status == RunStatus.RUNNING.value and owner_alive(run.owner, run.heartbeat_at)
 
@@ -123,6 +137,7 @@ def list_runs(session: Session) -> list[RunSummary]:
             live=is_live(run),
             started_at=_utc(run.created_at),
             last_written_at=written.get(run.id or 0),
+            ran_s=_ran(run),
             models=who[run.id or 0][0],
             judge=who[run.id or 0][1],
         )

@@ -34,7 +34,7 @@ from gtreview.core.statuses import GenerationStatus
 from gtreview.core.statuses import RecordKind as RecordKind  # re-exported: the store's read models carry them
 from gtreview.core.statuses import RunSource as RunSource
 from gtreview.core.statuses import RunStatus as RunStatus
-from gtreview.store import tables
+from gtreview.store import attempts, tables
 from gtreview.store.run_listing import INTERRUPTED as INTERRUPTED  # re-exported: the runs list's values
 from gtreview.store.run_listing import RECORD_TABLES, is_live
 from gtreview.store.run_listing import RunSummary as RunSummary
@@ -68,9 +68,8 @@ def _engine(session: Session) -> Engine:
 
 
 def _claim(run: tables.Run) -> None:
-    run.status = RunStatus.RUNNING.value
-    run.owner = process_owner()
-    run.heartbeat_at = datetime.now(UTC)
+    attempts.begin(run, datetime.now(UTC))  # before the heartbeat: a dead attempt ends at the old one
+    run.status, run.owner, run.heartbeat_at = RunStatus.RUNNING.value, process_owner(), datetime.now(UTC)
 
 
 def create_run(
@@ -160,12 +159,15 @@ def find_run(session: Session, *, source: RunSource, rubric_hash: str, config_ha
     return None
 
 
-def set_run_status(session: Session, run_id: int, status: RunStatus) -> None:
+def set_run_status(
+    session: Session, run_id: int, status: RunStatus, reason: str = ""
+) -> None:  # reason: why it stopped
     run = session.get(tables.Run, run_id)
     if run is not None:
         if status is RunStatus.RUNNING:
             _claim(run)
         else:
+            attempts.end(run, datetime.now(UTC), reason)
             run.status, run.owner, run.heartbeat_at = status.value, None, None  # nobody holds it now
         session.add(run)
     if status is not RunStatus.RUNNING:

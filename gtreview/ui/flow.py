@@ -65,6 +65,7 @@ class FlowMixin:
     runs_view: Any
     run_controller: Any
     releases: Any  # the release page's ReleaseController
+    results: Any  # the results page's ResultsController
     question_view: Any
     question_list: Any
     settings: Any
@@ -118,6 +119,7 @@ class FlowMixin:
         """The runs as just read, in the Runs view and in the navigator's Runs branch."""
         self.runs_view.show_runs(runs)
         self.navigator.show_runs(runs)
+        self.results.runs_read(runs)  # a shown pass that stopped or finished is read again
 
     def remember_pass(self, config: PassConfig) -> None:
         """The Run dialog starts from this pass next time (kept in the project)."""

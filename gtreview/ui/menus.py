@@ -81,7 +81,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["import_rubric"] = _action(window, file_menu, "Import r&ubric…", "Ctrl+I", window.ask_import_rubric)
     file_menu.addSeparator()
     actions["export_report"] = _action(window, file_menu, "&Export report…", "Ctrl+E", lambda: window.export_report())
-    actions["export_csv"] = _action(window, file_menu, "Export C&SV…", None, lambda: window.export_csv())
+    actions["export_csv"] = _action(window, file_menu, "Export C&SV…", "Ctrl+Shift+E", lambda: window.export_csv())
     actions["release"] = _action(window, file_menu, "Publish signed re&lease…", None, lambda: window.publish_release())
     file_menu.addSeparator()
     actions["quit"] = _action(window, file_menu, "&Quit", QKeySequence.StandardKey.Quit, window.close)
@@ -137,7 +137,8 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     run_menu = bar.addMenu("R&un")
     actions["run_pass"] = _action(window, run_menu, "Run a &pass…", "Ctrl+Shift+P", window.start_pass)
     actions["show_runs"] = _action(window, run_menu, "Show &runs", "Ctrl+5", window.show_runs)
-    actions["cancel_pass"] = _action(window, run_menu, "&Cancel the pass", None, window.run_controller.cancel)
+    actions["resume_pass"] = _action(window, run_menu, "R&esume the selected pass", "F5", window.resume_selected_pass)
+    actions["cancel_pass"] = _action(window, run_menu, "&Cancel the pass", "Shift+F5", window.run_controller.cancel)
     run_menu.addSeparator()
     actions["draft"] = _action(window, run_menu, "&Draft a set from the corpus…", "Ctrl+Shift+N", window.start_drafting)
     actions["cancel_draft"] = _action(window, run_menu, "Cancel &drafting", None, window.draft_controller.cancel)
@@ -161,6 +162,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     actions["go_original"] = _action(
         window, go_menu, "&Original of this paraphrase", "Ctrl+Shift+O", window.paraphrases.go_to_original
     )
+    actions["navigator"] = _action(window, go_menu, "Na&vigator", "Ctrl+0", window.navigator.setFocus)
     actions["search"] = _action(
         window, go_menu, "&Search questions", QKeySequence.StandardKey.Find, _focus_search(window)
     )

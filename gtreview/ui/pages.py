@@ -34,6 +34,7 @@ class PagesMixin(FlowMixin):
     navigator: Any
     runs_view: Any
     work_splitter: Any
+    show_runs: Any  # MainWindow.show_runs: the Runs page
 
     statusBar: Any  # provided by QMainWindow (the mixin comes first in the bases)
     notify: Any  # MainWindow.notify(text, kind): the one notice API
@@ -72,11 +73,19 @@ class PagesMixin(FlowMixin):
         """Analyse a pass in a worker and show it; the leaderboard compares every pass."""
         self.results.show_results(run_id)
 
+    def resume_selected_pass(self) -> None:
+        """Run > Resume the selected pass (F5): the pass selected in Runs."""
+        if not self.runs_view.resume_selected():
+            self.show_runs()
+            self.notify("Select a stopped pass in Runs, then resume it (F5); one pass runs at a time.", "warning")
+
     def _export_target(self, path: Path | None, title: str, suffix: str, kind: str) -> tuple[int, Path] | None:
-        """The shown run and the file to write it to (asked for when not given); None: nothing to do."""
-        run_id = self.results_run_id
+        """The run selected in Runs (that page shown) or the shown results' run, and the file to
+        write it to (asked for when not given); None: nothing to do."""
+        selected = self.runs_view.selected_run() if self.pages.currentWidget() is self.runs_view else None
+        run_id = selected if selected is not None else self.results_run_id
         if run_id is None:
-            self.notify("Open a pass's results first (Runs in the navigator).", "warning")
+            self.notify("Select a run in Runs or open a pass's results first (Runs in the navigator).", "warning")
             return None
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(self._widget, title, f"run-{run_id}{suffix}", f"{kind} (*{suffix})")

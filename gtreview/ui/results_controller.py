@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 from sqlalchemy import Engine
 
 from gtreview.app.project_settings import GATE_SETTING_KEYS
-from gtreview.app.results import ResultsBundle, load_results, reportable_runs
+from gtreview.app.results import ResultsBundle, RunSummary, load_results, reportable_runs
 from gtreview.ui.ops import LatestQuery, OpChanges, failure_kind, failure_message, notify
 from gtreview.ui.widgets.results_html import leaderboard_rows
 from gtreview.ui.widgets.results_view import ResultsView
@@ -34,6 +34,7 @@ class ResultsController(QObject):
         super().__init__(parent)
         self.engine, self.view, self.set_id = engine, view, set_id
         self.run_id: int | None = None
+        self.shown_status = ""  # the shown run's status as its figures were read
         self.stale = False
         self._load = LatestQuery(self)
         view.run_selected.connect(self.show_results)
@@ -52,6 +53,7 @@ class ResultsController(QObject):
         def show(shown: _Shown) -> None:
             self.run_id, self.stale = shown.run_id, False
             bundle = shown.bundle
+            self.shown_status = bundle.results.shown_status
             self.view.set_runs(shown.runs, shown.run_id)
             self.view.show_results(bundle.results, bundle.analysis, bundle.status)
             self.view.set_judge_gate(bundle.gate.line, bundle.gate.gated, bundle.gate.details)
@@ -76,6 +78,15 @@ class ResultsController(QObject):
             self.show_results(self.run_id, turn=False)
         else:
             self.stale = True  # read again when the page is turned to
+
+    def runs_read(self, runs: list[RunSummary]) -> None:
+        """The runs as just read: a shown pass whose status changed (cancelled, finished,
+        its process gone) is read again, or its page keeps saying "Pass running"."""
+        shown = next((r for r in runs if r.id == self.run_id), None)
+        if shown is None or not self.shown_status or shown.shown_status == self.shown_status:
+            return
+        self.shown_status = shown.shown_status  # asked once per change
+        self.on_changes(OpChanges(runs=frozenset({shown.id})))
 
     def _visible(self) -> None:
         if self.stale and self.run_id is not None and not self._load.pending:

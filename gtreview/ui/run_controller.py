@@ -9,7 +9,16 @@ import threading
 from PySide6.QtCore import QObject, Signal
 
 from gtreview.app.backends import OpenBackend, open_model
-from gtreview.app.passes import PassCancelled, PassEvent, PassResult, ResumablePass, resumable_pass, run_benchmark_pass
+from gtreview.app.passes import (
+    PassCancelled,
+    PassEvent,
+    PassResult,
+    PassSetupError,
+    ResumablePass,
+    SameModelError,
+    resumable_pass,
+    run_benchmark_pass,
+)
 from gtreview.app.projects import Project
 from gtreview.core.activity import JobKind, JobProgress
 from gtreview.runs.plan import PassConfig
@@ -71,6 +80,8 @@ class RunController(QObject):
             self._cancel = None
             if isinstance(error, PassCancelled):
                 said = "Pass cancelled; everything finished so far is stored. Resume it from Runs."
+            elif isinstance(error, PassSetupError | SameModelError):  # refused before its run existed
+                said = f"Pass not started: {failure_message(error)}"
             else:
                 said = f"Pass stopped: {failure_message(error)}"  # a failed drift check too
             notify(self, said, failure_kind(error))

@@ -12,7 +12,9 @@ from sqlmodel import Session
 
 from gtreview.app.results import run_summaries, status_line
 from gtreview.cli.main import main
+from gtreview.judging.calibration import DriftError
 from gtreview.results.loader import load_run_results
+from gtreview.runs.execute import PassCancelled
 from gtreview.store import sets, tables
 from gtreview.store.db import unit_of_work
 from gtreview.store.project import create_project, open_project
@@ -71,3 +73,31 @@ def test_a_pass_without_drift_checks_does_not_say_they_passed(finished: tuple[Pa
         project.close()
     assert "every drift check passed" not in line
     assert line.startswith("Pass finished with drift checks off")
+
+
+@pytest.mark.parametrize(
+    ("stop", "said"),
+    [
+        (PassCancelled("the pass was cancelled"), "cancelled"),
+        (DriftError("judge drift after 6 answers"), "stopped by the judge's drift check"),
+        (RuntimeError("disk full\nsecond line"), "failed: disk full"),
+    ],
+)
+def test_a_stopped_pass_says_how_it_stopped_and_how_to_resume(tmp_path: Path, monkeypatch, stop, said) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr("gtreview.runs.execute.spec_identity", lambda spec: {"spec": spec})
+    project = create_project(tmp_path / "project")
+    try:
+        with unit_of_work(project.engine) as tx:
+            set_id = sets.import_rubric(tx, RUBRIC, source_name="Tiny_grading_key.json", source_sha256="s", actor="t")
+
+        def stopping(event: object) -> None:
+            raise stop
+
+        with pytest.raises(type(stop)):
+            run(project.engine, set_id, config(repeats=1, pairwise=False), progress=stopping)
+        line = status_line(project.engine, load_run_results(project.engine, 1), set_id)
+    finally:
+        project.close()
+    assert line.startswith(
+        f"Pass not finished: {said} (resume it with Resume selected pass in Runs, or gtreview run with the same settings)."
+    )

@@ -78,6 +78,12 @@ def test_calibrate_prints_each_fixture_as_it_is_judged(interop: tuple[Path, Rubr
         out = process.stdout.read()
         assert process.wait(60) == 0
     assert waited == [True]
+    # said at once, before the judge has loaded and the first verdict (minutes on a local judge)
+    questions = sum(bool(q.calibration) for q in rubric.questions)
+    assert lines[:2] == [
+        f"loading the judge openai:{url}#judge …\n",
+        f"judging {len(fixtures)} fixtures of {questions} questions …\n",
+    ]
     said = [line for line in lines if re.match(r"\[\d+/\d+\] ", line)]
     assert len(said) == len(fixtures) and said[-1].startswith(f"[{len(fixtures)}/{len(fixtures)}] ")
     assert "[" not in out.splitlines()[0] and out.splitlines()[-1].endswith(

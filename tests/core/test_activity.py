@@ -43,3 +43,14 @@ def test_a_local_model_is_named_by_its_file() -> None:
 
     assert short_spec("llama:/root/models/SmolLM2.Q4_1.gguf?ctx=4096&threads=1") == "SmolLM2.Q4_1.gguf"
     assert short_spec("openai:http://judge#j") == "openai:http://judge#j"
+
+
+def test_a_job_of_several_phases_says_which_one_it_is_at() -> None:
+    job = Activity(job_id=1, kind=JobKind.PASS, title='Pass "x"', started=0.0)
+    judging = JobProgress(phase="judge", total=3, unit="verdicts", step=5, steps=6, later=["pairwise"])
+    assert (
+        job.reporting(judging, now=0.0).line(now=60.0)
+        == 'Pass "x" · phase 5 of 6: judge: verdicts 0 of 3 · running 1m00s'
+    )
+    alone = JobProgress(phase="calibrate", total=3, unit="fixtures")
+    assert job.reporting(alone, now=0.0).status(now=1.0) == "calibrate: fixtures 0 of 3 · running 1s"

@@ -14,7 +14,7 @@ from gtreview.report.document import Heading, Paragraph, Table
 from gtreview.report.run_report import build_report
 from gtreview.results.analysis import analyse
 from gtreview.results.loader import load_run_results
-from gtreview.runs.execute import run_pass
+from gtreview.runs.execute import PassCancelled, run_pass
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import sets
 from gtreview.store.db import reading
@@ -95,3 +95,40 @@ def test_a_pass_that_opened_no_model_still_lists_every_model(tmp_path: Path, mon
     assert ["model_sha256", "sha-of-judge"] in judge_table.rows
     settings = next(b for b in document.blocks if isinstance(b, Table) and b.header == ["Setting", "Value"])
     assert ["Drift check every", "off (no drift check ran)"] in settings.rows
+
+
+def test_a_model_the_pass_stopped_before_is_not_opened_yet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stopped pass never opened the fine-tune because it stopped first, not because its
+    results were stored; a long spec is a heading by its file name and a row in full."""
+    project = ensure_sample_project(tmp_path / "sample")
+    long_spec = "llama:/root/.cache/gtreview/models/SmolLM2-135M-Instruct.Q4_1.gguf?n_gpu_layers=-1"
+    config = _config("stopped").model_copy(
+        update={"models": [ModelEntry(label="base", spec=long_spec), ModelEntry(label="tuned", spec="tuned")]}
+    )
+
+    try:
+        with reading(project.engine) as session:
+            rubric = sets.export_rubric(session, 1)
+        questions = rubric.questions[:2]
+        monkeypatch.setattr("gtreview.runs.execute.spec_identity", _identity)
+        by_id = {q.id: q for q in rubric.questions}
+
+        def stopped_at_the_fine_tune(spec: str) -> Any:
+            if spec == "tuned":
+                raise PassCancelled("cancelled as the fine-tune was about to load")
+            return scripted(by_id)(spec)
+
+        with pytest.raises(PassCancelled):
+            run_pass(
+                project.engine, config, questions, rubric_hash="h", open_backend=stopped_at_the_fine_tune, set_id=1
+            )
+        results = load_run_results(project.engine, 1)
+        document = build_report(results, analyse(results, n_boot=50, n_perm=50))
+    finally:
+        project.close()
+    sections = _sections(document.blocks)
+    tuned = sections["tuned (fine-tune): tuned"]
+    (said,) = [b.text for b in tuned if isinstance(b, Paragraph)]
+    assert said.startswith("Not opened yet: the pass stopped before it generated its answers (2 missing)")
+    (table,) = [b for b in sections["base (base): SmolLM2-135M-Instruct.Q4_1.gguf"] if isinstance(b, Table)]
+    assert ["spec", long_spec] in table.rows

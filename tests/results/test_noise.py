@@ -126,6 +126,8 @@ def test_one_verdict_per_answer_says_judge_noise_is_not_measured(project) -> Non
         "tuned: judge noise not measured, one verdict per answer.",
     ]
     assert text.summary.startswith("Judge noise not measured, one verdict per answer")
+    # the app's own control first, the CLI's flag second
+    assert '"Judge repeats per answer" at 2 or more in the Run dialog (gtreview run --judge-repeats 2)' in text.summary
 
 
 def test_the_one_page_reading_splits_the_noise_with_the_passes_own_repeats(project) -> None:  # type: ignore[no-untyped-def]

@@ -416,3 +416,30 @@ def test_an_import_of_a_drafts_rubric_names_the_set_with_the_same_content(projec
     assert cover.signoff == "draft: no sign-off matches this version of the set"
     written = write_report(opened.engine, report.run_id, tmp_path / "imported.pdf", seed=0)
     assert "none in this project" not in " ".join(cover_text(written.path))
+
+
+def test_a_fine_tune_never_generated_is_missing_in_every_output(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Stopped after the base's answers: the fine-tune's planned answers were never generated,
+    and every output counts them as missing (the loader, results --json, the CSV, the PDF)."""
+    opened, set_id = project
+    cancel = threading.Event()
+
+    def stop_at_the_fine_tune(event: PassEvent) -> None:
+        if event.phase == "generate" and "tuned" in event.message:
+            cancel.set()
+
+    with pytest.raises(PassCancelled):
+        run(opened.engine, set_id, config(), progress=stop_at_the_fine_tune, cancel=cancel)
+    with reading(opened.engine) as session:
+        (stopped,) = runs_repo.list_runs(session)
+    results = load_run_results(opened.engine, stopped.id)
+    analysis = analyse(results, **SEEDLESS)
+    tuned = next(m for m in run_figures(results, analysis).models if m.label == "tuned")
+    planned = len(RUBRIC.questions) * 3
+    assert (tuned.samples, tuned.missing, tuned.unjudged, tuned.scored) == (planned, planned, 0, 0)
+    rows = read_csv(export_csv(opened.engine, stopped.id, tmp_path / "stopped.csv").files[0])
+    assert {row["n_missing"] for (_, model), row in rows.items() if model == "tuned"} == {"3"}
+    summary = next(t for t in build_report(results, analysis).blocks if getattr(t, "header", [""])[:1] == ["Model"])
+    missing = summary.header.index("Missing")
+    assert [cells[missing] for cells in summary.rows if cells[0] == "tuned"] == [str(planned)]
+    assert_outputs_agree(opened.engine, stopped.id, tmp_path / "agree")

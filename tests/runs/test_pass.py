@@ -319,7 +319,10 @@ def test_the_score_chart_of_a_run_with_nothing_scored_starts_at_zero(engine, qtb
     view.show_results(results, analyse(results, n_boot=50, n_perm=50), "")
     low, high = view.distribution.plotItem.vb.viewRange()[1]
     assert low == 0 and high > 0  # no negative counts on an empty chart
-    assert "none scored" in view.distribution.plotItem.getAxis("left").labelText
+    # nothing to count: said in the chart's place, with no made-up axis (once "none scored")
+    assert not view.distribution.plotItem.getAxis("left").isVisible()
+    said = [i.textItem.toPlainText() for i in view.distribution.plotItem.items if hasattr(i, "textItem")]
+    assert said == ["no scored answers yet"]
 
 
 def stopped_at(engine, phase: str, **changes: Any):  # type: ignore[no-untyped-def]
@@ -368,3 +371,23 @@ def test_each_verdict_is_stored_as_it_arrives_not_at_the_end_of_the_judges_call(
     )
     assert result.judged == 12 and [len(b) for b in judge_backends[0].batches] == [12]  # one call
     assert stored_when_asked == list(range(12))  # the verdicts before each one were already stored
+
+
+def test_progress_names_each_model_by_its_label_and_the_pass_s_place(engine) -> None:  # type: ignore[no-untyped-def]
+    """Generation is "base: 0 of 6 answers", never the file; every event says which phase
+    of the pass it is and which are still to come (the judge's 0 of N can last minutes)."""
+    models = Models()
+    events: list[PassEvent] = []
+    pass_config = config(models=[ModelEntry(label="base", spec="llama:/m/base-file.gguf"), *config().models[1:]])
+    run_pass(engine, pass_config, QUESTIONS, rubric_hash="r", open_backend=models.open, progress=events.append)
+    generating = [e for e in events if e.phase == "generate"]
+    assert generating[0].message == "base: 0 of 6 answers" and generating[0].counter() == "base answers 0 of 6"
+    assert not any("base-file" in e.message for e in generating)
+    first = generating[0]
+    assert (first.heading(), first.still_to_come()) == (
+        "phase 3 of 6: generate",
+        "then: generate tuned, judge, pairwise",
+    )
+    judge = next(e for e in events if e.phase == "judge")
+    assert (judge.heading(), judge.still_to_come()) == ("phase 5 of 6: judge", "then: pairwise")
+    assert next(e for e in events if e.phase == "pairwise").still_to_come() == ""

@@ -17,6 +17,7 @@ import pytest
 from gtreview.inference.backend import CompletionBackend, CompletionRequest
 from gtreview.inference.openai_client import OpenAICompatibleBackend
 from gtreview.runs.execute import ModelUnreachable, run_pass
+from gtreview.runs.identity import SameModelError
 from gtreview.runs.plan import ModelEntry, PassConfig
 from gtreview.store import db, runs_repo
 from gtreview.store.project import open_project
@@ -328,3 +329,36 @@ def test_a_runaway_generation_is_an_error_and_the_pass_moves_on(engine) -> None:
     with db.reading(engine) as session:
         assert [r.status for r in runs_repo.list_runs(session)] == ["finished"]
     assert all(w.pid is None for w in workers)  # no runaway child left behind
+
+
+def test_a_copy_of_the_base_is_refused_before_any_run_exists(engine, tiny_gguf: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A byte-identical copy has the base's identity, so its planned answers are the base's:
+    it would be "not opened" and read as 0 samples, never as the fine-tune it was meant to be."""
+    copy = tmp_path / "geo-ft.gguf"
+    copy.write_bytes(tiny_gguf.read_bytes())
+    config = PassConfig(
+        name="t",
+        models=[ModelEntry(label="base", spec=f"llama:{tiny_gguf}"), ModelEntry(label="geo", spec=f"llama:{copy}")],
+        judge="anthropic:judge",
+    )
+
+    def never_opened(spec: str) -> CompletionBackend:
+        raise AssertionError(f"{spec} was opened")
+
+    with pytest.raises(SameModelError, match=r"^base and geo are the same model \(sha256 [0-9a-f]{8}…\): "):
+        run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=never_opened)
+    with db.reading(engine) as session:
+        assert runs_repo.list_runs(session) == []
+
+
+def test_one_server_model_under_two_labels_is_refused(engine) -> None:  # type: ignore[no-untyped-def]
+    url = "http://127.0.0.1:9"
+    config = PassConfig(
+        name="t",
+        models=[ModelEntry(label="a", spec=f"openai:{url}#m"), ModelEntry(label="b", spec=f"openai:{url}#m")],
+        judge="anthropic:judge",
+    )
+    with pytest.raises(SameModelError, match=r"a and b are the same model \(m at http://127\.0\.0\.1:9"):
+        run_pass(engine, config, QUESTIONS, rubric_hash="r", open_backend=opener(url))
+    with db.reading(engine) as session:
+        assert runs_repo.list_runs(session) == []

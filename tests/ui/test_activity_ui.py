@@ -110,12 +110,11 @@ def test_the_judge_phase_shows_its_own_counter_while_the_judge_reads(qtbot, samp
     window.run_controller.open_backend = opener
     window.start_configured_pass(CONFIG.model_copy(update={"pairwise": False}))
     try:
-        qtbot.waitUntil(lambda: window.runs_view.phase.text().startswith("judge: "), timeout=20000)
-        assert window.runs_view.phase.text() == "judge: pointwise verdicts 0 of 40"
+        qtbot.waitUntil(lambda: window.runs_view.phase.text().startswith("phase 5 of 5: judge: "), timeout=20000)
+        assert window.runs_view.phase.text() == "phase 5 of 5: judge: pointwise verdicts 0 of 40"
         (line,) = window.activity_panel.lines()
-        assert line.startswith(
-            'Pass "ui pass" · judge: pointwise verdicts 0 of 40 · running '
-        )  # what it does, before a verdict
+        # what it does, before a verdict, and where the pass is
+        assert line.startswith('Pass "ui pass" · phase 5 of 5: judge: pointwise verdicts 0 of 40 · running ')
         (row,) = window.activity_panel.rows.values()
         assert row.bar.maximum() == 0 and row.cancel_button.isEnabled()  # busy: no verdict yet
         with qtbot.waitSignal(window.run_controller.finished, timeout=20000) as outcome:

@@ -7,6 +7,8 @@ import threading
 import time
 from datetime import UTC, datetime
 
+from PySide6.QtWidgets import QLabel
+
 from gtreview.app.results import run_summaries
 from gtreview.inference.backend import CompletionRequest, CompletionResult, Sampling
 from gtreview.runs.plan import ModelEntry, PassConfig
@@ -123,7 +125,8 @@ def test_the_judge_check_before_generation_shows_in_the_runs_view(qtbot, sample_
     assert phases[0] == "calibrate" and phases.index("generate") > phases.index("calibrate")
     assert "drift" in phases  # re-checked during judging
     calibrate_text = next(text for phase, text in shown if phase == "calibrate")
-    assert calibrate_text.startswith("calibrate: judge check before generation: 0 of 6 fixtures")
+    assert calibrate_text.startswith("phase 2 of 6: calibrate: judge check before generation: 0 of 6 fixtures")
+    assert calibrate_text.endswith(" · then: generate base, generate lora, judge, pairwise")  # what is to come
 
 
 # -- the Run dialog: missing files, Browse, remembered settings ---------------------------
@@ -380,3 +383,59 @@ def test_quitting_during_a_pass_asks_then_stops_it_cleanly(qtbot, sample_window,
     with reading(window.project.engine) as session:
         (run,) = runs_repo.list_runs(session)
     assert run.shown_status == "stopped" and run.resumable
+
+
+def test_a_shown_pass_that_is_cancelled_reads_stopped_and_says_why(qtbot, sample_window) -> None:  # type: ignore[no-untyped-def]
+    """The results page of a running pass said "Pass running" after the pass was cancelled,
+    until the run was opened again; now it is read again, says it was cancelled, and names
+    the app's Resume as well as the CLI."""
+    window = sample_window
+    window.run_controller.open_backend = scripted_open(window, delay=0.05)
+    opened: list[int] = []
+
+    def open_then_cancel(event) -> None:  # type: ignore[no-untyped-def]
+        if event.phase == "generate" and event.done and not opened:
+            opened.append(1)
+            window.show_results(1)
+        elif opened == [1] and window.results.shown_status == "running":
+            opened.append(2)
+            window.runs_view.cancel_button.click()
+
+    window.run_controller.progressed.connect(open_then_cancel)
+    with qtbot.waitSignal(window.run_controller.finished, timeout=30000):
+        window.start_configured_pass(CONFIG)
+    shown = window.results_view.status
+
+    def said() -> str:
+        return str(shown.text())
+
+    qtbot.waitUntil(lambda: said().startswith("Pass not finished: cancelled"), timeout=20000)
+    assert "Resume selected pass" in said() and "gtreview run" in said()
+
+
+def test_every_field_of_the_run_dialog_has_its_own_alt_key(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Alt+T was both Temperature and Max new tokens; Max new tokens is Alt+K."""
+    dialog = RunDialog("Set")
+    qtbot.addWidget(dialog)
+    keys: dict[str, str] = {}
+    for label in dialog.findChildren(QLabel):
+        text = label.text()
+        if "&" in text and label.buddy() is not None:
+            key = text[text.index("&") + 1].lower()
+            assert key not in keys, f"Alt+{key.upper()} is both {keys[key]!r} and {text!r}"
+            keys[key] = text
+    assert keys["k"] == "Max new to&kens"
+
+
+def test_a_copy_of_the_base_is_refused_in_one_line_and_no_run_is_made(
+    qtbot, sample_window, tiny_gguf, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    window = sample_window
+    copy = tmp_path / "geo-ft.gguf"
+    copy.write_bytes(tiny_gguf.read_bytes())
+    models = [ModelEntry(label="base", spec=f"llama:{tiny_gguf}"), ModelEntry(label="geo", spec=f"llama:{copy}")]
+    with qtbot.waitSignal(window.run_controller.finished, timeout=30000) as outcome:
+        window.start_configured_pass(CONFIG.model_copy(update={"models": models}))
+    assert outcome.args[0].startswith("Pass not started: base and geo are the same model (sha256 ")
+    with reading(window.project.engine) as session:
+        assert runs_repo.list_runs(session) == []

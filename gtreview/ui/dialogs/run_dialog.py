@@ -100,7 +100,7 @@ class RunDialog(QDialog):
         form.addRow("Judge re&peats per answer", self.judge_repeats)
         form.addRow("&Drift check every N verdicts (0: off)", self.drift_every)
         form.addRow("&Temperature", self.temperature)
-        form.addRow("Max new &tokens", self.max_tokens)
+        form.addRow("Max new to&kens", self.max_tokens)  # Alt+T is Temperature
         form.addRow("&Seed", self.seed)
         form.addRow("", self.pairwise)
         form.addRow("", self.error)

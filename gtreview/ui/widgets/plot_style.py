@@ -35,3 +35,18 @@ def themed_legend(widget: pg.PlotWidget, palette: QPalette, offset: tuple[float,
     ground.setAlpha(LEGEND_GROUND_ALPHA)
     legend.setBrush(pg.mkBrush(ground))
     return legend
+
+
+def mark_empty(widget: pg.PlotWidget, palette: QPalette, empty: bool, text: str) -> None:
+    """With nothing to draw, ``text`` in the chart's place and no axes: an empty chart's axes
+    are made up (a difference axis of ±0.4 in one theme and −400…400 in another)."""
+    plot = widget.getPlotItem()
+    for name in ("left", "bottom"):
+        plot.showAxis(name, not empty)
+    if empty:
+        plot.clear()
+        label = pg.TextItem(text, color=palette.color(QPalette.ColorRole.Text), anchor=(0.5, 0.5))
+        label.setPos(0.5, 0.5)
+        plot.addItem(label)
+        plot.setXRange(0, 1, padding=0)
+        plot.setYRange(0, 1, padding=0)

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gtreview.core.wording import plural
 from gtreview.report.run_report import PROBE_SECTION_HEADER, probe_section_rows
+from gtreview.results.absence import NO_SCORES_YET, any_scored
 from gtreview.results.analysis import KIND_NAMES, RunAnalysis
 from gtreview.results.loader import RunResults, SampleResult
 from gtreview.results.noise_text import noise_text
@@ -39,8 +39,9 @@ from gtreview.ui.widgets.html import HtmlBrowser, style
 from gtreview.ui.widgets.labels import ElidedLabel
 from gtreview.ui.widgets.membership_view import MembershipView
 from gtreview.ui.widgets.noise_view import NoiseView
+from gtreview.ui.widgets.pairwise_chart import draw_pairwise
 from gtreview.ui.widgets.paraphrase_view import ParaphraseView
-from gtreview.ui.widgets.plot_style import COLOURS, style_plot
+from gtreview.ui.widgets.plot_style import COLOURS, mark_empty, style_plot
 from gtreview.ui.widgets.reading_view import ReadingView
 from gtreview.ui.widgets.results_html import pair_note, sample_detail_html, sample_html
 from gtreview.ui.widgets.sample_table import SampleTable
@@ -54,7 +55,6 @@ from gtreview.ui.widgets.screen_fit import (
 )
 
 KINDS = ("gate", "binary", "reasoning")
-OUTCOMES = ("wins", "ties", "losses", "unknown")  # of a pair; order-inconsistency is counted apart
 
 
 def _plot(title: str) -> pg.PlotWidget:
@@ -220,9 +220,7 @@ class ResultsView(QWidget):
 
     def _arrange(self, paired: bool = True, pairwise: bool = True) -> None:
         """The charts that have something to show, three to a row (a last one alone spans the rest)."""
-        shown = [self.distribution, self.scatter]
-        shown += [self.difference] if paired else []
-        shown += [self.kinds]
+        shown = [self.distribution, self.scatter, *([self.difference] if paired else []), self.kinds]
         shown += [self.pairwise] if pairwise else []
         for plot in (self.distribution, self.scatter, self.difference, self.kinds, self.pairwise):
             self.grid.removeWidget(plot)
@@ -241,6 +239,10 @@ class ResultsView(QWidget):
         self._difference(analysis)
         self._kinds(analysis)
         self._pairwise(analysis)
+        nothing = not any_scored(results)
+        no_difference = all(f.difference.mean_difference is None for f in analysis.finetunes)
+        for plot, empty in ((self.distribution, nothing), (self.kinds, nothing), (self.difference, no_difference)):
+            mark_empty(plot, self.palette(), empty, NO_SCORES_YET)
 
     def _distribution(self, results: RunResults) -> None:
         plot = self.distribution
@@ -259,7 +261,7 @@ class ResultsView(QWidget):
             plot.addItem(pg.BarGraphItem(x=x, height=counts, width=width, brush=COLOURS[index % len(COLOURS)]))
         plot.setYRange(0, max(1, tallest) * 1.05, padding=0)  # counts start at 0, even with none scored
         plot.setLabel("bottom", "total /10")
-        plot.setLabel("left", "samples" if tallest else "none scored")  # short: it fits the axis
+        plot.setLabel("left", "samples")
 
     def _scatter(self, results: RunResults, analysis: RunAnalysis) -> None:
         plot = self.scatter
@@ -372,40 +374,7 @@ class ResultsView(QWidget):
         plot.setLabel("left", "share")
 
     def _pairwise(self, analysis: RunAnalysis) -> None:
-        """Wins, ties, losses and unknown per fine-tune; the pairs whose two orders disagree are
-        a count of their own (in the title, and a hollow marker over each fine-tune's bars)."""
-        plot = self.pairwise
-        plot.clear()
-        width = 0.8 / max(1, len(analysis.finetunes))
-        self.inconsistent = {}
-        for index, finetune in enumerate(analysis.finetunes):
-            if finetune.pairwise is None:
-                continue
-            pw = finetune.pairwise
-            x = np.arange(len(OUTCOMES)) - 0.4 + width * (index + 0.5)
-            heights = [pw.wins, pw.ties, pw.losses, pw.unknown]
-            colour = COLOURS[(index + 1) % len(COLOURS)]
-            plot.addItem(pg.BarGraphItem(x=x, height=heights, width=width, brush=colour))
-            self.inconsistent[finetune.label] = pw.n_inconsistent
-            if pw.n_inconsistent:
-                plot.addItem(
-                    pg.ScatterPlotItem(
-                        x=[x[0]],
-                        y=[max(heights) * 1.08 + 0.5],
-                        symbol="d",
-                        size=10,
-                        pen=pg.mkPen(colour, width=2),
-                        brush=None,
-                        hoverable=True,
-                        tip=lambda x, y, data, n=pw.n_inconsistent, label=finetune.label: (
-                            f"{label}: {plural(n, 'pair')} judged differently in the two orders"
-                        ),
-                    )
-                )
-        plot.getAxis("bottom").setTicks([list(enumerate(OUTCOMES))])
-        plot.setLabel("left", "pairs")
-        total = sum(self.inconsistent.values())
-        style_plot(plot, self.palette(), f"Pairwise outcomes against the base; ◇ order-inconsistent pairs: {total}")
+        self.inconsistent = draw_pairwise(self.pairwise, self.palette(), analysis)
 
     def show_comparison(self, qid: str) -> None:
         """Both (all) models' answers to one question, with awards and the judge's reasons."""

@@ -43,6 +43,11 @@ COLUMNS = [
     "Pairs",
 ]
 STATUS_COLUMN = COLUMNS.index("Status")
+JUDGE_COLUMN = COLUMNS.index("Judge")
+DURATION_TIP = "How long the pass ran: the time of each attempt (its start and every resume) summed"
+WIDEST_TEXT_COLUMN = 220  # px: a long name or spec is elided (whole in its tooltip), the counts stay on screen
+NO_PASSES = "No passes yet. Open a set and choose Run > Run a pass… (Ctrl+Shift+P)."
+STARTING = "Starting a pass…"
 
 
 class RunsTable(QTableWidget):
@@ -67,9 +72,9 @@ def duration_text(seconds: float | None) -> str:
 
 
 def judge_text(spec: str) -> str:
-    """A judge as a column shows it: its file's name, not its whole path."""
+    """A judge as a column shows it: its file's name, not its whole path nor its options."""
     kind, _, rest = spec.partition(":")
-    return rest.rsplit("/", 1)[-1] if kind in ("llama", "hf") and rest else spec
+    return rest.split("?", 1)[0].rsplit("/", 1)[-1] if kind in ("llama", "hf") and rest else spec
 
 
 class RunsView(QWidget):
@@ -82,6 +87,10 @@ class RunsView(QWidget):
         self.own_pass = False  # a pass of this window is running (its events fill the phase line)
         self.table = RunsTable(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        duration_header = self.table.horizontalHeaderItem(COLUMNS.index("Duration"))
+        if duration_header is not None:
+            duration_header.setToolTip(DURATION_TIP)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -93,20 +102,21 @@ class RunsView(QWidget):
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel pass")
+        self.cancel_button.setToolTip("Stop the pass; everything finished so far is stored (Shift+F5)")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel_requested.emit)
-        self.resume_button = QPushButton("&Resume selected pass")
+        self.resume_button = QPushButton("Resu&me selected pass")  # Alt+R is the Review menu
         self.resume_button.setToolTip(
-            "Run the selected stopped pass again as it was stored: it carries on where it stopped"
+            "Run the selected stopped pass again as it was stored: it carries on where it stopped (F5)"
         )
         self.resume_button.setEnabled(False)
-        self.resume_button.clicked.connect(self._resume)
+        self.resume_button.clicked.connect(self.resume_selected)
         row = QHBoxLayout()
         row.addWidget(self.phase, 1)
         row.addWidget(self.progress, 2)
         row.addWidget(self.cancel_button)
         row.addWidget(self.resume_button)
-        self.empty = QLabel("No passes yet. Open a set and choose Run > Run a pass… (Ctrl+Shift+P).")
+        self.empty = QLabel(NO_PASSES)
         self.empty.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
@@ -135,8 +145,10 @@ class RunsView(QWidget):
             )
             for column, value in enumerate(values):
                 item = QTableWidgetItem(str(value))
-                if column == 4:
+                if column == JUDGE_COLUMN:
                     item.setToolTip(run.judge)
+                elif column == 1 or column == 3:  # a name and models are elided too when long
+                    item.setToolTip(str(value))
                 if column == STATUS_COLUMN and run.owner and (run.live or run.interrupted):
                     item.setToolTip(f"held by {run.owner}" if run.live else f"was running in {run.owner}")
                 self.table.setItem(position, column, item)
@@ -144,6 +156,9 @@ class RunsView(QWidget):
                 self.table.selectRow(position)
         self.table.blockSignals(False)
         self.table.resizeColumnsToContents()
+        for column in (1, 3, JUDGE_COLUMN):
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), WIDEST_TEXT_COLUMN))
+        self.empty.setText(STARTING if self.own_pass and not runs else NO_PASSES)
         self.empty.setVisible(not runs)
         if not self.own_pass:
             self._show_other_processes()
@@ -185,14 +200,18 @@ class RunsView(QWidget):
         run = self._selected_summary()
         self.resume_button.setEnabled(run is not None and run.resumable and not self.own_pass)
 
-    def _resume(self) -> None:
+    def resume_selected(self) -> bool:
+        """Resume the selected pass; False when none that can be resumed is selected."""
         run = self._selected_summary()
-        if run is not None and run.resumable:
+        if run is not None and run.resumable and not self.own_pass:
             self.resume_requested.emit(run.id)
+            return True
+        return False
 
     def started(self, name: str) -> None:
         self.own_pass = True
         self.phase.setText(f"{name}: starting…")
+        self.empty.setText(STARTING)  # until the run exists, "No passes yet" would be wrong
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.cancel_button.setEnabled(True)
@@ -201,7 +220,11 @@ class RunsView(QWidget):
     def show_event(self, event: PassEvent) -> None:
         self.progress.setRange(0, event.total)  # 0 of 0: busy (a model loading, waiting for another pass)
         self.progress.setValue(event.done)
-        self.phase.setText(event.describe() if event.waiting_for else f"{event.phase}: {event.describe()}")
+        if event.waiting_for:
+            self.phase.setText(event.describe())
+            return
+        later = event.still_to_come()  # what the pass still has to do after this phase
+        self.phase.setText(f"{event.heading()}: {event.describe()}" + (f" · {later}" if later else ""))
 
     def finished(self, message: str) -> None:
         self.own_pass = False

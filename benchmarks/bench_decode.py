@@ -14,7 +14,8 @@ For the engine's decode steps without a prefill, from its own counters: tokens/s
 the whole step, over its ``llama_decode`` calls alone (what batched-bench measures), and
 the step's time split into llama_decode, sampling (each sequence's sampler chain, the
 end-of-generation and length checks) and the rest (filling the batch, bookkeeping).
-``--rounds 2`` runs both again in the other order and sums.
+Each level runs both sides back to back (alternating which goes first), so they share
+the machine's load; ``--rounds 2`` runs everything again and sums.
 
     .venv/bin/python benchmarks/bench_decode.py --batched-bench llama.cpp/build/bin/llama-batched-bench
         [--model smollm2|gemma3|FILE.gguf] [--levels 1,4,8,16] [--tokens 128] [--threads 2]
@@ -125,21 +126,20 @@ def main() -> None:
     prompt = 0
     print(f"model {model.name}: levels {levels}, {args.tokens} new tokens, {args.threads} threads", flush=True)
     for turn in range(args.rounds):
-        sides = ["engine", "bench"] if turn % 2 == 0 else ["bench", "engine"]
-        for side in sides:
-            if side == "engine":
-                for level in levels:
+        for level in levels:  # both sides of a level back to back: they share the machine's load
+            sides = ["engine", "bench"] if (turn + level) % 2 == 0 else ["bench", "engine"]
+            for side in sides:
+                if side == "engine":
                     measured = run_engine(model, level, args)
                     prompt = measured.prompt_tokens
                     total = engine_stats[level]
                     for name, value in measured.stats.__dict__.items():
                         if name != "slots":
                             setattr(total, name, getattr(total, name) + value)
-            else:
-                rates = run_batched_bench(args.batched_bench, model, levels, prompt or 48, args)
-                for level in levels:
+                else:
+                    rates = run_batched_bench(args.batched_bench, model, [level], prompt or 40, args)
                     bench_rates[level] += rates.get(level, 0.0) / args.rounds
-            print(f"round {turn + 1}: {side} done", flush=True)
+            print(f"round {turn + 1}: {level} sequences done", flush=True)
     print(
         f"\n{'seqs':>4} {'batched-bench':>13} {'engine step':>11} {'decode only':>11} {'step/bench':>10} "
         f"{'decode/bench':>12} {'occupancy':>9} {'decode':>7} {'sampling':>8} {'rest':>6} {'us/sample':>9}"

@@ -74,10 +74,7 @@ class ResultsController(QObject):
         gate_settings = bool(changes.settings & GATE_SETTING_KEYS)
         if self.run_id is None or not (self.run_id in changes.adjudications or changes.runs or gate_settings):
             return
-        if self.view.isVisible():
-            self.show_results(self.run_id, turn=False)
-        else:
-            self.stale = True  # read again when the page is turned to
+        self._reread()
 
     def runs_read(self, runs: list[RunSummary]) -> None:
         """The runs as just read: a shown pass whose status changed (cancelled, finished,
@@ -86,7 +83,16 @@ class ResultsController(QObject):
         if shown is None or not self.shown_status or shown.shown_status == self.shown_status:
             return
         self.shown_status = shown.shown_status  # asked once per change
-        self.on_changes(OpChanges(runs=frozenset({shown.id})))
+        self._reread()
+
+    def _reread(self) -> None:
+        """The shown pass again, now if the page is seen, else when it is turned to."""
+        if self.run_id is None:
+            return
+        if self.view.isVisible():
+            self.show_results(self.run_id, turn=False)
+        else:
+            self.stale = True
 
     def _visible(self) -> None:
         if self.stale and self.run_id is not None and not self._load.pending:

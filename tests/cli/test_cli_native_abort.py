@@ -56,11 +56,21 @@ def args(template: Sequence[str], files: dict[str, Path | str]) -> list[str]:
     return [part.format(**{k: str(v) for k, v in files.items()}) for part in template]
 
 
+def error_lines(stderr: str) -> list[str]:
+    """What stderr says beyond calibrate's progress lines ("loading the judge …", "judging
+    9 fixtures …", "[n/N] …"), which come first and end in "…" or start with "[": the error
+    must be one line, and the last."""
+    lines = stderr.strip().splitlines()
+    rest = [line for line in lines if not (line.endswith("…") or line.startswith("["))]
+    assert not rest or lines[-1] == rest[-1], stderr  # nothing after the error
+    return rest
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_a_native_abort_is_one_line_and_the_command_survives(name: str, files: dict[str, Path | str]) -> None:
     result = gtreview(*args(COMMANDS[name], files))
     assert result.returncode == 2, (result.returncode, result.stderr)  # a one-line error, not a signal
-    lines = result.stderr.strip().splitlines()
+    lines = error_lines(result.stderr)
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("gtreview: error: ") and DIED in lines[0]
     assert ("model base: " if name == "probe" else str(files["spec"])) in lines[0]
@@ -75,6 +85,6 @@ def test_calibrate_with_a_judge_context_too_small_is_one_line_before_any_call(
     spec = f"llama:{tiny_judge_gguf}?ctx=4096&seq=2&threads=1"
     result = gtreview("calibrate", "--rubric", files["rubric"], "--judge", spec)
     assert result.returncode == 2 and result.stdout == ""
-    (line,) = result.stderr.strip().splitlines()
+    (line,) = error_lines(result.stderr)
     assert line.startswith("gtreview: error: 9 of 9 judge prompts do not fit the 4,096-token context of llama:")
     assert "question A1 fixture A1-F1 needs " in line and "+ 1,024 reply = " in line and "and 6 more" in line

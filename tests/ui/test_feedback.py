@@ -46,7 +46,7 @@ def test_refusals_results_and_failures_are_notices_of_their_kind(qtbot, sample_w
         "Cannot request changes on A1: requesting changes needs a comment saying what to change",
     )
     window.export_report()  # no results open: said, not dropped
-    assert window.notices.recent[-1][0] == "warning" and "Open a pass's results first" in window.notices.recent[-1][1]
+    assert window.notices.recent[-1][0] == "warning" and "open a pass's results first" in window.notices.recent[-1][1]
     window.answers.append("Cite page 3.")
     window.menu_actions["request_changes"].trigger()
     settle(qtbot, window)

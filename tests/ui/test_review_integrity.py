@@ -64,7 +64,7 @@ def test_redo_after_approval_and_sign_off_changes_nothing(qtbot, sample_window) 
     editor.pass_condition.setFocus()
     editor.pass_condition.selectAll()
     qtbot.keyClicks(editor.pass_condition, "Names the saddle reef")
-    with qtbot.waitSignal(window.session.saved, timeout=3000):
+    with qtbot.waitSignal(window.session.saved, timeout=15000):
         pass  # the pause commits it
     settle(qtbot, window)
     window.menu_actions["undo"].trigger()

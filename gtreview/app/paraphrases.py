@@ -43,12 +43,17 @@ class ParaphraseAdded(BaseModel):
 class ParaphraseUpdate(BaseModel):
     """What bringing a paraphrase up to date did: its version after, and whether it changed."""
 
+    set_id: int
     qid: str
     original: str
     version: int
     changed: bool
     withdrawn: ReviewStatus | None = None  # the status the new version took away (an approval)
     findings: list[Finding]
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges.of_questions(self.set_id, self.qid)
 
 
 def _status_of(engine: Engine, set_id: int, qid: str) -> ReviewStatus | None:
@@ -147,6 +152,7 @@ def update_from_original(
         base_version=version if base_version is None else base_version,
     )
     return ParaphraseUpdate(
+        set_id=set_id,
         qid=qid,
         original=original_id,
         version=saved.version,

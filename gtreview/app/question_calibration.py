@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from gtreview.app.judging import OpenBackend, open_judge
@@ -122,7 +123,7 @@ def calibrate_set(
     settings: JudgeSettings | None = None,
     progress: CalibrationProgress | None = None,
     cancel: threading.Event | None = None,
-) -> list[QuestionCalibration]:
+) -> CalibratedQuestions:
     """Calibrate ``qids`` (None: every active question of the set) with the judge ``judge``
     names, opened for this calibration only, and keep each outcome with its version."""
     wanted = list(qids) if qids is not None else active_qids(engine, set_id)
@@ -144,9 +145,22 @@ def calibrate_set(
     if progress is not None and fixtures:  # the first verdict can take minutes on a small machine: say so
         progress(JobProgress(phase=PHASE, total=fixtures, unit="fixtures", message=f"judging fixture 1 of {fixtures}"))
     try:
-        return calibrate_questions(engine, backend, set_id, wanted, settings=settings, progress=progress, cancel=cancel)
+        done = calibrate_questions(engine, backend, set_id, wanted, settings=settings, progress=progress, cancel=cancel)
     finally:
         backend.close()
+    return CalibratedQuestions(set_id=set_id, questions=done)
+
+
+class CalibratedQuestions(BaseModel):
+    """A set calibration's outcome, question by question, and what it changed (each
+    question's latest calibration)."""
+
+    set_id: int
+    questions: list[QuestionCalibration]
+
+    @property
+    def changes(self) -> OpChanges:
+        return OpChanges.of_questions(self.set_id, *(q.question_id for q in self.questions))
 
 
 class CalibrationCancelled(Cancelled):

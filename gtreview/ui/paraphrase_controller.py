@@ -17,7 +17,7 @@ from gtreview.app import paraphrases
 from gtreview.app.projects import Project
 from gtreview.core.paraphrases import same_wording
 from gtreview.ui.dialogs.comment import CommentDialog
-from gtreview.ui.ops import CollectionOp, OpChanges, OpResult, QueryOp, failure_kind, failure_message, notify
+from gtreview.ui.ops import CollectionOp, QueryOp, failure_kind, failure_message, notify
 from gtreview.ui.question_controller import QuestionController
 
 NOTHING_SHOWN = "No question is on screen: show the question page and select a question the filters show."
@@ -118,12 +118,10 @@ class ParaphraseController(QObject):
         self.questions.w.editor.commit_pending()  # saved before the update, which builds on it
         engine, author, (set_id, qid) = self.project.engine, self.reviewer(), target
 
-        def update() -> OpResult[paraphrases.ParaphraseUpdate]:
-            saved = paraphrases.update_from_original(engine, set_id, qid, author=author)
-            return OpResult(saved, OpChanges.of_questions(set_id, qid))
+        def update() -> paraphrases.ParaphraseUpdate:
+            return paraphrases.update_from_original(engine, set_id, qid, author=author)
 
-        def done(result: OpResult[paraphrases.ParaphraseUpdate]) -> None:
-            saved = result.value
+        def done(saved: paraphrases.ParaphraseUpdate) -> None:
             if not saved.changed:
                 notify(self, f"{qid} already has {saved.original}'s rubric.", "info")
                 return

@@ -26,7 +26,7 @@ from gtreview.app import workflow
 from gtreview.app.backends import OpenBackend, open_model
 from gtreview.app.project_settings import project_judge, set_project_judge
 from gtreview.app.projects import Project
-from gtreview.app.question_calibration import QuestionCalibration, calibrate_set
+from gtreview.app.question_calibration import CalibratedQuestions, calibrate_set
 from gtreview.core.activity import JobKind, short_spec
 from gtreview.core.errors import Cancelled
 from gtreview.core.redaction import redact
@@ -347,15 +347,14 @@ class ReviewController(QObject):
             JobKind.CALIBRATION, f"Calibrating {what} with {short_spec(redact(spec))}", cancel
         )
 
-        def work() -> OpResult[list[QuestionCalibration]]:
-            results = calibrate_set(
+        def work() -> CalibratedQuestions:
+            return calibrate_set(
                 engine, set_id, qids, judge=spec, open_backend=opener, progress=ticket.report, cancel=cancel
             )
-            return OpResult(results, OpChanges.of_questions(set_id, *(r.question_id for r in results)))
 
-        def done(outcome: OpResult[list[QuestionCalibration]]) -> None:
+        def done(outcome: CalibratedQuestions) -> None:
             self._set_busy(False)
-            results = outcome.value
+            results = outcome.questions
             ok = sum(1 for r in results if r.reproduced)
             notify(
                 self,

@@ -161,7 +161,9 @@ def test_calibrating_a_rubric_file_and_a_projects_set(tmp_path: Path) -> None:
         with unit_of_work(project.engine) as tx:
             set_id = sets.import_rubric(tx, RUBRIC, source_name="r.json", source_sha256="s", actor="geo")
         workflow.retire(project.engine, set_id, "A2", reviewer="geo", comment="duplicate")
-        results = calibrate_set(project.engine, set_id, None, judge="judge", open_backend=opener())
+        outcome = calibrate_set(project.engine, set_id, None, judge="judge", open_backend=opener())
+        results = outcome.questions
+        assert outcome.changes.question_ids(set_id) == {"A1"}
         assert [r.question_id for r in results] == ["A1"] and results[0].reproduced  # retired: left out
         stored = latest_calibration(project.engine, set_id, "A1")
         assert stored is not None and stored[0] == "judge" and stored[1] == results[0]

@@ -48,7 +48,10 @@ def test_the_gui_builds_no_changes_of_its_own() -> None:
     built = []
     for path in sorted(Path(gtreview.ui.__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "OpChanges":
+            if not isinstance(node, ast.Call):
+                continue
+            called = node.func.value if isinstance(node.func, ast.Attribute) else node.func  # OpChanges.of_questions
+            if isinstance(called, ast.Name) and called.id == "OpChanges":
                 built.append(f"{path.name}:{node.lineno}")
     assert built == []
 

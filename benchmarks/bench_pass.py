@@ -25,7 +25,7 @@ minute, tokens per second, and the engine/server ratio of each.
     .venv/bin/python benchmarks/bench_pass.py --llama-server llama.cpp/build/bin/llama-server
         [--model smollm2] [--second gemma3] [--judge smollm2] (names or GGUF paths) [--questions 3] [--repeats 2]
         [--tokens 128] [--slots 8] [--threads 2] [--ctx 32768] [--rounds 1] [--no-pairwise]
-        [--gpu-layers 0]
+        [--gpu-layers 0] [--drift-every 0]
 """
 
 from __future__ import annotations
@@ -159,6 +159,7 @@ def config_for(side: str, specs: dict[str, str], args: argparse.Namespace) -> Pa
         repeats=args.repeats,
         sampling=Sampling(temperature=0.7, top_p=0.95, seed=1234, max_tokens=args.tokens),
         pairwise=args.pairwise,
+        drift_every=args.drift_every,
     )
 
 
@@ -225,6 +226,9 @@ def main() -> None:
     parser.add_argument("--gpu-layers", type=int, default=0, help="-1 offloads every layer (GPU builds)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--no-pairwise", dest="pairwise", action="store_false")
+    parser.add_argument(
+        "--drift-every", type=int, default=0, help="the judge's fixture checks (0: none; a 135M judge fails them)"
+    )
     args = parser.parse_args()
     model, second = resolve(args.model), resolve(args.second)
     judge = resolve(args.judge) if args.judge else model

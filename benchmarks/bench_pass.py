@@ -2,7 +2,7 @@
 
 The figure the judging and decode-loop work moves: one pass as an analyst runs it (the
 sample set's first ``--questions`` questions, a base and a second model, ``--repeats``
-answers each, the judge's fixture check, pointwise verdicts on every answer, pairwise
+answers each, the judge's fixture checks with ``--drift-every N``, pointwise verdicts on every answer, pairwise
 verdicts in both orders), run twice in one benchmark through ``run_benchmark_pass``,
 each into a fresh project:
 

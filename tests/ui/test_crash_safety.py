@@ -83,7 +83,13 @@ def test_sigkill_during_editing_keeps_every_saved_edit(tmp_path: Path) -> None:
         assert question.title == "Edited title 2"
         with reading(project.engine) as session:
             versions = sets.list_versions(session, set_id, "A1")
-        assert [v.version for v in versions] == [1, 2, 3, 4]
-        assert "half-typed" not in (question.principle or "")  # only the field being typed is lost
+        numbers = [v.version for v in versions]
+        # every saved edit is there; the field being typed when killed is either lost or
+        # was committed whole before the kill (a slow machine may reach its commit first)
+        assert numbers[:4] == [1, 2, 3, 4] and numbers == list(range(1, len(numbers) + 1))
+        if len(numbers) == 4:
+            assert "half-typed" not in (question.principle or "")
+        else:
+            assert (question.principle or "").endswith(" half-typed")
     finally:
         project.close()

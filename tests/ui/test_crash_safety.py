@@ -90,6 +90,6 @@ def test_sigkill_during_editing_keeps_every_saved_edit(tmp_path: Path) -> None:
         if len(numbers) == 4:
             assert "half-typed" not in (question.principle or "")
         else:
-            assert (question.principle or "").endswith(" half-typed")
+            assert " half-typed" in (question.principle or "")  # the whole typed text, committed
     finally:
         project.close()

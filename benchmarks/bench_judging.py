@@ -25,6 +25,12 @@ scored after re-asks).
         [--answers 4] [--threads 2] [--ctx 16384] [--gpu-layers -1] [--max-tokens 512] [--rounds 1]
         [--eager [smollm2,...]] [--model-path FILE.gguf]
         [--templates judge_pointwise_v2,judge_pointwise_v3]  (before, after: interleaved, side by side)
+        [--jump-forward off,on]  (the engine's jump over forced JSON text: off, on, or both side by side)
+
+With ``--jump-forward off,on`` each template is judged twice, the second time feeding the
+text the verdict grammar forces (keys, quotes, braces) in one step per run
+(``gtreview.inference.llama.jump_forward``); the comparison line gives decode steps,
+verdicts per minute and fixture agreement of the two, measured in the same run.
 """
 
 from __future__ import annotations
@@ -122,9 +128,11 @@ def judge_tasks(questions: int, answers: int) -> list[tuple[JudgeTask, Calibrati
 
 @dataclass
 class Side:
-    """One judge template (instructions and verdict bounds), summed over the rounds."""
+    """One judge template (instructions and verdict bounds), with or without jumping over
+    forced text, summed over the rounds."""
 
     settings: JudgeSettings
+    jump: bool = True
     judge: Totals = field(default_factory=Totals)
     free: Totals = field(default_factory=Totals)
     eager: Totals = field(default_factory=Totals)
@@ -143,17 +151,29 @@ class Side:
     reask_tokens: int = 0
     reask_seconds: float = 0.0
     reproduced: int = 0
+    steps: int = 0  # decode steps of the first calls (prefill steps included)
+    forced: int = 0  # verdict tokens the grammar forced (fed without a step of their own)
     awards_matched: int = 0
     awards: int = 0
     prompts: list[int] = field(default_factory=list)
     totals: list[int | None] = field(default_factory=list)  # the last round's, per answer
 
+    @property
+    def label(self) -> str:
+        return f"{self.settings.template}, jump-forward {'on' if self.jump else 'off'}"
+
     def judge_round(self, backend: LlamaBackend, tasks: list[tuple[JudgeTask, CalibrationFixture]]) -> Call:
         recorder = Recorder(backend)
+        backend.engine.jump_forward = self.jump
         began = time.perf_counter()
-        judgements = judge_answers(recorder, [t for t, _ in tasks], settings=self.settings)
+        try:
+            judgements = judge_answers(recorder, [t for t, _ in tasks], settings=self.settings)
+        finally:
+            backend.engine.jump_forward = True
         self.wall += time.perf_counter() - began
         first = recorder.calls[0]
+        self.steps += first.stats.steps
+        self.forced += first.stats.forced_tokens
         self.judge.add(first.stats)
         self.first_seconds += first.seconds
         self.prefilled += first.stats.prefill_tokens
@@ -191,7 +211,12 @@ def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
     eager_wanted = args.eager == "all" or key in args.eager.split(",")
     tasks = judge_tasks(args.questions, args.answers)
     sampling = Sampling(temperature=0.0, seed=0, max_tokens=args.max_tokens)
-    sides = [Side(JudgeSettings(sampling=sampling, template=name)) for name in args.templates.split(",")]
+    jumps = {"off": False, "on": True}
+    sides = [
+        Side(JudgeSettings(sampling=sampling, template=name), jump=jumps[mode])
+        for name in args.templates.split(",")
+        for mode in args.jump_forward.split(",")
+    ]
     backend = LlamaBackend(
         f"llama:{path}",
         path,
@@ -245,12 +270,16 @@ def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
 
 def _print_side(side: Side, n: int, eager_wanted: bool) -> None:
     judge, free, eager = side.judge, side.free, side.eager
-    print(f" {side.settings.template}: prompts {min(side.prompts):,}-{max(side.prompts):,} tokens")
+    print(f" {side.label}: prompts {min(side.prompts):,}-{max(side.prompts):,} tokens")
     refused = judge.rejections / judge.tokens if judge.tokens else 0.0
     print(
         f"  verdict decode    {judge.tokens:6d} tokens {judge.seconds:7.2f} s {judge.rate:7.1f} tok/s"
         f"  (the grammar refused the first choice in {refused:.0%} of steps; "
         f"{judge.full_filters} of those {judge.rejections} filtered the whole vocabulary)"
+    )
+    print(
+        f"  decode steps      {side.steps} in the first calls, {side.verdict_tokens / max(1, side.steps):.2f} verdict "
+        f"tokens a step; {side.forced} of {side.verdict_tokens} tokens forced ({side.forced / max(1, side.verdict_tokens):.0%})"
     )
     print(f"  free-text decode  {free.tokens:6d} tokens {free.seconds:7.2f} s {free.rate:7.1f} tok/s")
     if eager_wanted:
@@ -291,10 +320,12 @@ def _print_comparison(sides: list[Side], answers: int) -> None:
     tokens = (last.all_tokens / last.replies) / (first.all_tokens / first.replies)
     rate = (last.replies / last.wall) / (first.replies / first.wall)
     same = sum(a == b for a, b in zip(first.totals, last.totals, strict=True))
+    steps = last.steps / first.steps if first.steps else 0.0
     print(
-        f" {last.settings.template} / {first.settings.template}: verdict tokens {tokens:.2f}x, verdicts per minute "
-        f"{rate:.2f}x, fixtures reproduced {last.reproduced} against {first.reproduced}, same total on "
-        f"{same}/{answers} answers (last round)"
+        f" {last.label} / {first.label}: verdict tokens {tokens:.2f}x, decode steps {steps:.2f}x, verdicts per "
+        f"minute {rate:.2f}x, fixtures reproduced {last.reproduced} against {first.reproduced}, component awards "
+        f"as expected {last.awards_matched} against {first.awards_matched}, same total on {same}/{answers} "
+        f"answers (last round)"
     )
 
 
@@ -328,6 +359,12 @@ def main() -> None:
         "--templates",
         default=POINTWISE,
         help="judge templates to compare, interleaved (e.g. judge_pointwise_v2,judge_pointwise_v3: before, after)",
+    )
+    parser.add_argument(
+        "--jump-forward",
+        default="on",
+        choices=["on", "off", "off,on", "on,off"],
+        help="feed the text the grammar forces in one step: on (the engine's default), off, or both side by side",
     )
     parser.add_argument(
         "--eager",

@@ -252,7 +252,9 @@ def main() -> None:
             path: servers.enter_context(llama_server(args.llama_server, path, args, root / f"server-{n}.log"))
             for n, path in enumerate(dict.fromkeys(roles.values()))
         }
-        remote = {role: f"openai:{urls[path]}/v1#{path.stem}" for role, path in roles.items()}
+        # A long timeout: llama-server prefills each slot's verdict prompt whole and, meanwhile, its other
+        # slots wait; a verdict can take minutes on a CPU, and a request that timed out is asked again.
+        remote = {role: f"openai:{urls[path]}/v1#{path.stem}?timeout=3600" for role, path in roles.items()}
         sides = {"engine": local, "server": remote}
         for turn in range(args.rounds):
             order = ["engine", "server"] if turn % 2 == 0 else ["server", "engine"]

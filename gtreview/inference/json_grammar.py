@@ -1,13 +1,18 @@
-"""JSON schema -> GBNF grammar for llama.cpp's grammar sampler, with two repairs.
+"""JSON schema -> GBNF grammar for llama.cpp's grammar sampler, with three repairs.
 
-llama-cpp-python 0.3.36's ``json_schema_to_gbnf`` (checked here) has two gaps that
+llama-cpp-python 0.3.36's ``json_schema_to_gbnf`` (checked here) has three gaps that
 matter to judging:
 
 * it ignores integer ``minimum``/``maximum`` (a random model wrote an award of 982),
   but honours ``enum``, so a small bounded integer range is rewritten as an ``enum``;
 * its string ``char`` rule admits raw control characters, which strict ``json.loads``
   rejects, so the rule is replaced with the one upstream llama.cpp uses, which
-  excludes U+0000..U+001F and U+007F (they can still be written as ``\\u`` escapes).
+  excludes U+0000..U+001F and U+007F (they can still be written as ``\\u`` escapes);
+* its ``space`` rule lets an optional space follow every brace, key, colon and value, so
+  the text between two values is never fixed; the rule is made empty (compact JSON,
+  as ``json.dumps(..., separators=(",", ":"))`` writes it): a key and its punctuation are
+  then one run of forced characters, which the engine feeds in one step
+  (``llama.jump_forward``).
 
 The program validates every reply anyway; the grammar only makes a valid reply likely.
 """
@@ -25,6 +30,8 @@ MAX_ENUM_RANGE = 256
 
 _LOOSE_CHAR = 'char ::= [^"\\\\] |'
 _STRICT_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F] |'
+_OPTIONAL_SPACE = 'space ::= " "?'
+_NO_SPACE = 'space ::= ""'
 
 
 class SchemaGrammarError(ValueError):
@@ -76,7 +83,10 @@ def schema_to_gbnf(schema: Mapping[str, Any]) -> str:
         raise SchemaGrammarError(f"unsupported JSON schema: {type(exc).__name__}: {exc}") from exc
     if not isinstance(grammar, str):
         raise SchemaGrammarError("the schema converter returned no grammar")
-    return "\n".join(
-        _STRICT_CHAR + line[len(_LOOSE_CHAR) :] if line.startswith(_LOOSE_CHAR) else line
-        for line in grammar.splitlines()
-    )
+    return "\n".join(_repaired(line) for line in grammar.splitlines())
+
+
+def _repaired(line: str) -> str:
+    if line.startswith(_LOOSE_CHAR):
+        return _STRICT_CHAR + line[len(_LOOSE_CHAR) :]
+    return _NO_SPACE if line == _OPTIONAL_SPACE else line

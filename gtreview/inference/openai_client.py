@@ -114,6 +114,7 @@ class OpenAICompatibleBackend(PooledBackend):
         self._url_password = self._root.password or None
         self.spec = redact(spec or f"openai:{base_url}#{model}")
         self.concurrency = concurrency
+        self.timeout = timeout
         self._max_retries = max(0, max_retries)
         self._backoff = backoff
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
@@ -184,7 +185,12 @@ class OpenAICompatibleBackend(PooledBackend):
                     # is hung: each retry would be another full read timeout of silence.
                     failure = f"{failure}; the server took the request but does not answer {self.base_url} at all"
                     return self._error(failure).model_copy(update={"unreachable": True})
-                log.warning("no reply from %s within the read timeout; it answers, so asking again", self.base_url)
+                log.warning(
+                    "no reply from %s within %g s; it answers, so asking again (openai:URL#MODEL?timeout=SECONDS "
+                    "waits longer for a slow server's long replies)",
+                    self.base_url,
+                    self.timeout,
+                )
             else:
                 if response.status_code == 200:
                     return parse_completion(response)

@@ -5,7 +5,7 @@ can be repeated from what it recorded:
 
     llama:PATH.gguf[?lora=ADAPTER.gguf&scale=1.0&n_gpu_layers=-1&ctx=8192&threads=N&seq=8&timeout=900]
     hf:OWNER/REPO/FILE.gguf[?same options]   (downloaded into the Hugging Face cache)
-    openai:URL#MODEL                          (vLLM, llama-server, LM Studio)
+    openai:URL#MODEL[?timeout=120]            (vLLM, llama-server, LM Studio)
     anthropic:MODEL
 
 Parsing is pure and strict (an unknown option is an error, not a silent default),
@@ -41,6 +41,7 @@ SPEC_FORMS = (
     "openai:URL#MODEL or anthropic:MODEL"
 )
 LLAMA_OPTIONS = ("lora", "scale", "n_gpu_layers", "ctx", "threads", "seq", "timeout")
+OPENAI_OPTIONS = ("timeout",)  # seconds one reply may take (120 unless set): a slow server's long verdicts need more
 DEFAULT_ANSWER_TIMEOUT_S = 900.0
 """How long a local model may go without finishing an answer before its worker is
 killed and the answer is an error: long enough for 1024 tokens of a large model on a
@@ -91,7 +92,9 @@ class ModelSpec(BaseModel):
     n_ctx: int = 8192
     n_threads: int | None = None
     n_seq_max: int = 8
-    answer_timeout_s: float = DEFAULT_ANSWER_TIMEOUT_S  # the worker's bound per answer (option ``timeout``)
+    # Option ``timeout``: a local model's worker bound per answer; for ``openai`` how long one
+    # reply may take before it is asked again (the client's 120 s unless the spec sets it).
+    answer_timeout_s: float = DEFAULT_ANSWER_TIMEOUT_S
     url: str | None = None
     model: str | None = None
 
@@ -152,6 +155,7 @@ def parse_model_spec(spec: str) -> ModelSpec:
 
 def _parse_openai(text: str, rest: str) -> ModelSpec:
     url, sep, model = rest.rpartition("#")
+    model, _, query = model.partition("?")
     example = "openai:http://127.0.0.1:8080/v1#MODEL"
     if not sep or not model.strip() or not url.strip():
         raise ModelSpecError(f"bad openai spec {text!r}; expected openai:URL#MODEL, e.g. {example}")
@@ -163,18 +167,17 @@ def _parse_openai(text: str, rest: str) -> ModelSpec:
         raise ModelSpecError(
             f"bad URL in openai spec {text!r}: needs http:// or https:// and a host; expected {example}"
         )
-    return ModelSpec(kind="openai", raw=text, url=url.strip(), model=model.strip())
+    options = _parse_options(text, "openai", query, OPENAI_OPTIONS)
+    return ModelSpec(kind="openai", raw=text, url=url.strip(), model=model.strip(), **options)
 
 
-def _parse_options(text: str, kind: str, query: str) -> dict[str, Any]:
+def _parse_options(text: str, kind: str, query: str, valid: tuple[str, ...] = LLAMA_OPTIONS) -> dict[str, Any]:
     """Runtime options from the query string; values are percent-decoded (``%26`` is ``&``)."""
     seen: dict[str, str] = {}
     for item in filter(None, query.split("&")):
         key, eq, value = item.partition("=")
-        if key not in LLAMA_OPTIONS:
-            raise ModelSpecError(
-                f"unknown option {key!r} in {kind} spec {text!r}; valid options: {', '.join(LLAMA_OPTIONS)}"
-            )
+        if key not in valid:
+            raise ModelSpecError(f"unknown option {key!r} in {kind} spec {text!r}; valid options: {', '.join(valid)}")
         if not eq or not value:
             raise ModelSpecError(f"option {key!r} in {text!r} needs a value, e.g. {key}=...")
         if key in seen:
@@ -262,7 +265,8 @@ def open_in_process(spec: str | ModelSpec, **overrides: Any) -> CompletionBacken
         from gtreview.inference.openai_client import OpenAICompatibleBackend
 
         assert parsed.url is not None and parsed.model is not None
-        return OpenAICompatibleBackend(parsed.url, parsed.model, **{"spec": parsed.raw, **overrides})
+        timeout = {"timeout": parsed.answer_timeout_s} if parsed.chose("answer_timeout_s") else {}
+        return OpenAICompatibleBackend(parsed.url, parsed.model, **{"spec": parsed.raw, **timeout, **overrides})
     if parsed.kind == "anthropic":
         from gtreview.inference.anthropic_client import AnthropicBackend
 

@@ -105,12 +105,16 @@ def write_tiny_llama_gguf(
     byte_tokens: bool = True,
     q8_0: bool = False,
     output_weight: np.ndarray | None = None,
+    space_prefix: bool = True,
 ) -> Path:
     """Write a random-weight llama model that llama.cpp loads and runs; returns the path.
     With ``q8_0`` the weight matrices are quantized (Q8_0), so a decode runs the
     quantized matrix kernels (AMX among them, where the CPU has it). ``output_weight``
     (vocabulary x width) replaces the random output layer: a model with its head trained
-    on other text, and everything else as ``seed`` makes it."""
+    on other text, and everything else as ``seed`` makes it. ``space_prefix=False``: the
+    tokenizer adds no space before the text it tokenizes (as Gemma 3's and every BPE
+    vocabulary's), so a text's tokens spell exactly that text (``llama.jump_forward``
+    relies on it)."""
     path = Path(path)
     rng = np.random.default_rng(seed)
     tokens, scores, types = build_vocab(vocab_words, byte_tokens=byte_tokens)
@@ -148,6 +152,8 @@ def write_tiny_llama_gguf(
     writer.add_eot_token_id(tokens.index("<|im_end|>"))
     writer.add_add_bos_token(True)
     writer.add_add_eos_token(False)
+    if not space_prefix:
+        writer.add_add_space_prefix(False)
     if chat_template is not None:
         writer.add_chat_template(chat_template)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gtreview.inference.json_grammar import SchemaGrammarError, bound_integers, schema_to_gbnf
@@ -47,3 +49,15 @@ def test_grammar_has_enum_and_strict_strings() -> None:
 def test_unsupported_schema_raises_a_clear_error() -> None:
     with pytest.raises(SchemaGrammarError, match="unsupported JSON schema"):
         schema_to_gbnf({"$ref": "#/definitions/missing"})
+
+
+def test_grammar_writes_compact_json() -> None:
+    """No optional space after a brace, key, colon or value: the text between two values
+    is fixed, so the engine can feed it in one step (llama.jump_forward)."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    schema = {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"]}
+    assert 'space ::= " "?' in json_schema_to_gbnf(json.dumps(schema)).splitlines()  # what is replaced
+    lines = schema_to_gbnf(schema).splitlines()
+    assert 'space ::= ""' in lines
+    assert not any(line.startswith("space ::=") and line != 'space ::= ""' for line in lines)

@@ -80,6 +80,23 @@ def test_openai_spec(text: str, url: str, model: str) -> None:
     assert (spec.kind, spec.url, spec.model) == ("openai", url, model)
 
 
+def test_an_openai_spec_may_wait_longer_for_a_reply() -> None:
+    """A slow server's long verdicts outlast the client's 120 s: each was asked again
+    from the start, for ever; ``?timeout=`` after the model waits longer."""
+    spec = parse_model_spec("openai:http://127.0.0.1:8080/v1#smol?timeout=1800")
+    assert (spec.url, spec.model, spec.answer_timeout_s) == ("http://127.0.0.1:8080/v1", "smol", 1800.0)
+    backend = open_in_process(spec)
+    try:
+        assert backend.timeout == 1800.0  # type: ignore[attr-defined]
+    finally:
+        backend.close()
+    plain = open_in_process("openai:http://127.0.0.1:8080/v1#smol")
+    try:
+        assert plain.timeout == 120.0  # type: ignore[attr-defined]
+    finally:
+        plain.close()
+
+
 def test_anthropic_spec() -> None:
     spec = parse_model_spec("  anthropic:claude-sonnet-4-6 ")
     assert (spec.kind, spec.model, spec.raw) == ("anthropic", "claude-sonnet-4-6", "anthropic:claude-sonnet-4-6")
@@ -121,6 +138,15 @@ def test_spec_is_a_frozen_pydantic_model() -> None:
         ("openai:http://127.0.0.1:8080#", "expected openai:URL#MODEL"),
         ("openai:127.0.0.1:8080#m", "needs http:// or https:// and a host"),
         ("openai:ftp://host#m", "needs http:// or https:// and a host"),
+        (
+            "openai:http://h:8080#m?ctx=4",
+            "unknown option 'ctx' in openai spec 'openai:http://h:8080#m?ctx=4'; valid options: timeout",
+        ),
+        (
+            "openai:http://h:8080#m?timeout=0",
+            "option timeout in 'openai:http://h:8080#m?timeout=0' must be a positive number",
+        ),
+        ("openai:http://h:8080#?timeout=9", "expected openai:URL#MODEL"),
         ("anthropic:", "expected anthropic:MODEL, e.g. anthropic:claude-sonnet-4-6"),
         ("anthropic:claude sonnet", "bad anthropic spec"),
     ],

@@ -56,6 +56,7 @@ from gtreview.inference.llama import bounds
 from gtreview.inference.llama import devices as llama_devices
 from gtreview.inference.llama import native as native
 from gtreview.inference.llama import scoring as llama_scoring
+from gtreview.inference.llama.jump_forward import CharacterProbe
 from gtreview.inference.llama.sampling import Candidates
 from gtreview.inference.llama.schedule import DecodeError, EngineStats, Job, Scheduler
 
@@ -116,6 +117,7 @@ class BatchedLlamaEngine:
         self._grammars: dict[str, str] = {}
         self.stats = EngineStats(slots=n_seq_max)  # summed over calls; a benchmark reads differences
         self.lazy_grammar = True  # False: the grammar filters the whole vocabulary every step
+        self.jump_forward = True  # False: text the grammar forces is decoded a token a step
         self.max_output_bytes = bounds.MAX_OUTPUT_BYTES  # per answer (llama.bounds); a test may lower it
         self._on_result: ResultCallback | None = None
         self._native = native.NativeHandles()
@@ -133,6 +135,7 @@ class BatchedLlamaEngine:
         self._vocab = llama_cpp.llama_model_get_vocab(nat.model)
         n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
         self._candidates = Candidates(n_vocab)
+        self._probe = CharacterProbe(self._vocab)
         n_ctx = self._fit_to_gpu(n_ctx, n_batch, n_vocab)
         nat.new_context(
             n_ctx=n_ctx,
@@ -325,6 +328,8 @@ class BatchedLlamaEngine:
         return self.stats.grammar_rejections
 
     def _sample(self, job: Job, index: int) -> None:
+        """Sample ``job``'s next token from output ``index``, and jump over the text its
+        grammar forces after it: ``job.feed`` is what the next step decodes."""
         assert job.sampler is not None
         sampled = job.sampler.sample(self._native.ctx, index)
         job.pos = len(job.prompt) + len(job.generated)
@@ -335,14 +340,29 @@ class BatchedLlamaEngine:
         if llama_cpp.llama_vocab_is_eog(self._vocab, token):
             job.finish = "stop"
             return
+        if not self._emit(job, token):
+            return
+        # Forced tokens take positions after this one, within the answer's and the sequence's room.
+        room = min(job.max_tokens - len(job.generated), self.n_ctx_seq - 1 - job.pos)
+        forced, complete = job.sampler.forced_tokens(room)
+        self.stats.forced_tokens += len(forced)
+        for forced_token in forced:
+            if not self._emit(job, forced_token):
+                return
+        if complete:
+            job.finish = "stop"
+        elif len(job.generated) >= job.max_tokens or job.pos + len(forced) >= self.n_ctx_seq:
+            job.finish = "length"
+        job.feed = [token, *forced]
+
+    def _emit(self, job: Job, token: int) -> bool:
+        """Add a token to the answer; False when the answer's byte bound ends it."""
         job.generated.append(token)
         job.output_bytes += len(native.token_bytes(self._vocab, token, special=True))
         if job.output_bytes > self.max_output_bytes:
             job.finish, job.error = "error", bounds.output_overflow(self.max_output_bytes, len(job.generated))
-            return
-        if len(job.generated) >= job.max_tokens or job.pos >= self.n_ctx_seq:
-            job.finish = "length"
-        job.next_token = token
+            return False
+        return True
 
     def _result(self, job: Job) -> CompletionResult:
         prompt_tokens = len(job.prompt) or None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import llama_cpp
+import numpy as np
 
 from gtreview.inference.backend import ChatMessage, Sampling
 from gtreview.inference.gguf_check import ModelFileError
@@ -28,6 +29,8 @@ _backend_ready = False
 
 # llama.cpp treats this seed value as "pick a random seed".
 _RANDOM_SEED = 0xFFFFFFFF
+# llama_token_data's layout, to read and write an array of them through numpy.
+TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 
 # ggml_log_level as llama.cpp 0.5 numbers it (llama-cpp-python 0.3.36's own callback uses
 # an older numbering and prints warnings as errors): 1 debug, 2 info, 3 warn, 4 error, 5 cont.

@@ -34,8 +34,8 @@ import numpy as np
 
 from gtreview.inference.backend import Sampling
 from gtreview.inference.llama import native as native
+from gtreview.inference.llama.jump_forward import CharacterProbe
 
-_TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 # Greedy, after a rejection: offer the grammar the best 64 tokens, then 4096, then 32768,
 # before the whole vocabulary (ranked 4096 at a time: one argpartition serves the first two).
 TOP_FIRST = (64, 4096, 32768)
@@ -48,7 +48,7 @@ class Candidates:
     def __init__(self, n_vocab: int) -> None:
         self.n_vocab = n_vocab
         self._data = (llama_cpp.llama_token_data * n_vocab)()
-        self._view = np.frombuffer(memoryview(self._data).cast("B"), dtype=_TOKEN_DATA)
+        self._view = np.frombuffer(memoryview(self._data).cast("B"), dtype=native.TOKEN_DATA)
         self._ids = np.arange(n_vocab, dtype=np.int32)
         self.array = llama_cpp.llama_token_data_array(
             data=ctypes.cast(self._data, llama_cpp.llama_token_data_p), size=n_vocab, selected=-1, sorted=False
@@ -108,16 +108,27 @@ class SequenceSampler:
     """
 
     def __init__(
-        self, vocab: Any, sampling: Sampling, grammar: str | None, candidates: Candidates, *, lazy: bool = True
+        self,
+        vocab: Any,
+        sampling: Sampling,
+        grammar: str | None,
+        candidates: Candidates,
+        *,
+        lazy: bool = True,
+        probe: CharacterProbe | None = None,
     ) -> None:
         """``lazy=False`` puts the grammar first in the chain instead (every step filters
-        the whole vocabulary): the reference the lazy check is measured and tested against."""
+        the whole vocabulary): the reference the lazy check is measured and tested against.
+        ``probe``: jump forward over the text the grammar forces (:mod:`.jump_forward`);
+        only with the lazy grammar, which is a sampler of its own."""
+        self.vocab = vocab
         self.chain = native.new_sampler(vocab, sampling, None if lazy else grammar)
         self.greedy = sampling.temperature <= 0
         self.full_filters = 0  # rejections that filtered the whole vocabulary
         self.grammar: Any = None
         self.candidates = candidates
         self.rejections = 0
+        self.probe = probe if probe is not None and probe.usable and grammar is not None and lazy else None
         self._one = llama_cpp.llama_token_data()
         self._one_array = llama_cpp.llama_token_data_array(
             data=ctypes.pointer(self._one), size=1, selected=-1, sorted=False
@@ -170,6 +181,22 @@ class SequenceSampler:
             token = candidates.selected()
         llama_cpp.llama_sampler_accept(self.grammar, token)
         return token
+
+    def forced_tokens(self, room: int) -> tuple[list[int], bool]:
+        """The tokens of the text the grammar forces next, at most ``room`` of them, each
+        accepted by the grammar; and whether the reply is complete after them (the
+        sequence ends without sampling again). Nothing without a probe."""
+        if self.probe is None or room <= 0:
+            return [], False
+        text, complete = self.probe.forced_text(self.grammar)
+        tokens = native.tokenize(self.vocab, text, add_special=False, parse_special=False) if text else []
+        accepted: list[int] = []
+        for token in tokens[:room]:
+            if not self.allows(token):  # never seen: the text was allowed as characters
+                break
+            llama_cpp.llama_sampler_accept(self.grammar, token)
+            accepted.append(token)
+        return accepted, complete and len(accepted) == len(tokens)
 
     def free(self) -> None:
         if self.chain is not None:

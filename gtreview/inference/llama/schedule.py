@@ -52,8 +52,8 @@ class Job:
     grammar: str | None
     sampler: SequenceSampler | None = None
     seq: int = 0
-    pos: int = 0  # next position in this sequence
-    next_token: int = 0
+    pos: int = 0  # the position of feed[0] in this sequence
+    feed: list[int] = field(default_factory=list)  # what the next step decodes: the sampled token, then forced ones
     generated: list[int] = field(default_factory=list)
     output_bytes: int = 0  # the answer's bytes so far (the engine bounds them)
     finish: FinishReason | None = None
@@ -76,7 +76,7 @@ class EngineStats:
     prefill_tokens: int = 0  # prompt tokens decoded (shared stretches once)
     reused_tokens: int = 0  # prompt tokens taken from the cache instead
     steps: int = 0  # decode steps (one llama_decode of every live sequence)
-    step_tokens: int = 0  # tokens those steps sampled (live sequences, summed)
+    step_tokens: int = 0  # tokens those steps sampled (live sequences, summed) plus those a grammar forced
     step_seconds: float = 0.0  # decode steps without a prefill in them, sampling included
     step_decode_seconds: float = 0.0  # of those, the time inside llama_decode (llama.cpp's own compute)
     step_sample_seconds: float = 0.0  # and the time sampling and checking each output (the rest: the batch)
@@ -87,6 +87,7 @@ class EngineStats:
     slots: int = 1
     grammar_rejections: int = 0  # grammar-constrained steps whose first choice was refused
     grammar_full_filters: int = 0  # of those, the ones that filtered the whole vocabulary
+    forced_tokens: int = 0  # tokens a grammar forced, fed without a step of their own (jump forward)
 
     @property
     def occupancy(self) -> float:
@@ -174,32 +175,39 @@ class Scheduler:
             self.stats.prefill_tokens += len(job.prompt) - start
         prefill = len(entries)
         room = engine.n_ctx - cells.used - prefill
+        fed: dict[int, tuple[int, int]] = {}  # seq -> the positions this step feeds
         for job in live:
-            if room <= 0:  # only a lone over-long request gets here: the cells ran out
+            if room < len(job.feed):  # only a lone over-long request gets here: the cells ran out
                 job.finish = "length"
                 continue
-            room -= 1
-            entries.append((job.next_token, job.pos, job.seq, True))
+            room -= len(job.feed)
+            last = len(job.feed) - 1
+            entries += [(token, job.pos + i, job.seq, i == last) for i, token in enumerate(job.feed)]
+            fed[job.seq] = (job.pos, job.pos + len(job.feed))
         if not entries:
             return
         stepping = [j for j in live if j.finish is None]
         by_seq = {job.seq: job for job in [*admitted, *stepping]}
+        forced_before = self.stats.forced_tokens
         began = time.perf_counter()
         in_decode, in_sampling = engine._decode(entries, lambda seq, i: engine._sample(by_seq[seq], i))
         took = time.perf_counter() - began
         for job in admitted:
             cells.add(job.seq, cells.length(job.seq), len(job.prompt))
         for job in stepping:
-            cells.add(job.seq, job.pos - 1, job.pos)  # the token fed this step (pos moved on)
+            cells.add(job.seq, *fed[job.seq])
         if stepping:
+            # One token sampled by each stepping sequence (an end of generation too), and the
+            # tokens a grammar forced after them (the admitted requests' forced ones count too).
+            produced = len(stepping) + self.stats.forced_tokens - forced_before
             self.stats.steps += 1
-            self.stats.step_tokens += len(stepping)
+            self.stats.step_tokens += produced
             if waiting:
                 self.stats.queued_steps += 1
                 self.stats.queued_live += len(stepping) + len(admitted)
             if not prefill:
                 self.stats.pure_steps += 1
-                self.stats.pure_step_tokens += len(stepping)
+                self.stats.pure_step_tokens += produced
                 self.stats.step_seconds += took
                 self.stats.step_decode_seconds += in_decode
                 self.stats.step_sample_seconds += in_sampling
@@ -350,7 +358,12 @@ class Scheduler:
             slot.job, slot.tokens = job, job.prompt
             try:
                 job.sampler = SequenceSampler(
-                    engine._vocab, job.request.sampling, job.grammar, engine._candidates, lazy=engine.lazy_grammar
+                    engine._vocab,
+                    job.request.sampling,
+                    job.grammar,
+                    engine._candidates,
+                    lazy=engine.lazy_grammar,
+                    probe=engine._probe if engine.jump_forward else None,
                 )
             except ValueError as exc:
                 job.finish, job.error = "error", str(exc)

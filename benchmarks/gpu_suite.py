@@ -3,16 +3,22 @@
 One command for an analyst with a CUDA (or other GPU) build of llama-cpp-python:
 
     .venv/bin/python benchmarks/gpu_suite.py [--levels 1,4,8,16,32] [--models smollm2,gemma3]
-        [--benches generation,judging,probes,membership] [--threads N] [--log FILE]
+        [--benches generation,judging,probes,membership,pass,decode] [--threads N] [--log FILE]
+        [--llama-bin llama.cpp/build/bin]   (llama.cpp's own tools, built with CUDA: pass and decode)
 
 1. checks that llama-cpp-python offloads to a GPU (``llama_supports_gpu_offload`` and a
    GPU in ggml's device list) and stops with the command that fixes it otherwise;
 2. fetches the two real models (``python -m tests.real_models``, cached after once);
 3. runs, for each model and each level (parallel sequences), with ``--gpu-layers -1``:
    ``bench_generation.py`` (``--slots``: a pass's answers, twice as many requests as
-   slots), ``bench_judging.py`` (``--questions x --answers`` = slots: verdicts),
-   ``bench_probes.py`` and ``bench_membership.py`` (``--seq``: passage scoring),
-   streaming each bench's own output (its ratios included) as it comes;
+   slots), ``bench_judging.py`` (``--questions x --answers`` = slots: verdicts, with
+   jump-forward off and on), ``bench_probes.py`` and ``bench_membership.py`` (``--seq``:
+   passage scoring), and with ``--llama-bin`` (a folder holding ``llama-server`` and
+   ``llama-batched-bench`` built with the same GPU backend: ``cmake -B build -DGGML_CUDA=ON
+   && cmake --build build --target llama-server llama-batched-bench``) ``bench_pass.py``
+   (a whole pass, engine against llama-server, ``--slots``) and ``bench_decode.py``
+   (the engine's decode steps against batched-bench's), streaming each bench's own output
+   (its ratios included) as it comes;
 4. prints a summary: per bench and model, tokens/s at each level, the bench's headline
    ratio, and the level that gave the most tokens/s.
 
@@ -43,7 +49,9 @@ CUDA_BUILD = (
     'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-cache-dir --no-deps '
     "llama-cpp-python==0.3.36"
 )
-BENCHES = ("generation", "judging", "probes", "membership")
+BENCHES = ("generation", "judging", "probes", "membership", "pass", "decode")
+NEEDS_LLAMA_BIN = ("pass", "decode")  # they compare with llama.cpp's own tools
+OTHER_MODEL = {"smollm2": "gemma3", "gemma3": "smollm2"}  # a pass's second model
 
 
 @dataclass
@@ -54,6 +62,7 @@ class Settings:
     judge_tokens: int  # judging: max_tokens of a verdict
     passages: int  # probes and membership
     rounds: int
+    llama_bin: Path | None = None  # llama-server and llama-batched-bench (pass, decode)
 
 
 @dataclass
@@ -107,6 +116,7 @@ def judging_args(model: str, level: int, s: Settings) -> list[str]:
         f"--threads={s.threads}",
         f"--gpu-layers={s.gpu_layers}",
         f"--rounds={s.rounds}",
+        "--jump-forward=off,on",
     ]
 
 
@@ -133,14 +143,48 @@ def membership_args(model: str, level: int, s: Settings) -> list[str]:
     ]
 
 
+def pass_args(model: str, level: int, s: Settings) -> list[str]:
+    assert s.llama_bin is not None
+    return [
+        "benchmarks/bench_pass.py",
+        f"--llama-server={s.llama_bin / 'llama-server'}",
+        f"--model={model}",
+        f"--second={OTHER_MODEL.get(model, 'gemma3')}",
+        f"--judge={model}",
+        f"--questions={max(2, level // 2)}",
+        "--repeats=2",
+        f"--tokens={s.tokens}",
+        f"--slots={level}",
+        f"--ctx={max(16384, level * (2048 + s.judge_tokens))}",
+        f"--threads={s.threads}",
+        f"--gpu-layers={s.gpu_layers}",
+        f"--rounds={s.rounds}",
+    ]
+
+
+def decode_args(model: str, level: int, s: Settings) -> list[str]:
+    assert s.llama_bin is not None
+    return [
+        "benchmarks/bench_decode.py",
+        f"--batched-bench={s.llama_bin / 'llama-batched-bench'}",
+        f"--model={model}",
+        f"--levels={level}",
+        f"--tokens={s.tokens}",
+        f"--threads={s.threads}",
+        f"--gpu-layers={s.gpu_layers}",
+        f"--rounds={s.rounds}",
+    ]
+
+
 def _number(pattern: str, text: str) -> float | None:
-    found = re.search(pattern, text, re.MULTILINE)
-    return float(found.group(1)) if found else None
+    """The first group of the last match (a bench with two sides prints the one that counts last)."""
+    found = re.findall(pattern, text, re.MULTILINE)
+    return float(found[-1]) if found else None
 
 
 def _line(pattern: str, text: str) -> str:
-    found = re.search(pattern, text, re.MULTILINE)
-    return " ".join(found.group(0).split()) if found else ""
+    found = [m.group(0) for m in re.finditer(pattern, text, re.MULTILINE)]
+    return " ".join(found[-1].split()) if found else ""
 
 
 # Each bench's engine-side tokens/s and its headline ratio, read from what it prints.
@@ -149,9 +193,9 @@ PARSERS: dict[str, Callable[[str], Outcome]] = {
         _number(r"^\(1\) engine\s+[\d.]+ s\s+\d+ tokens\s+([\d.]+) tok/s", out),
         _line(r"^engine/plain [\d.]+x", out) or _line(r"^engine/bare\s+[\d.]+x", out),
     ),
-    "judging": lambda out: Outcome(
+    "judging": lambda out: Outcome(  # jump-forward on (printed last); its ratio against off
         _number(r"verdict decode\s+\d+ tokens\s+[\d.]+ s\s+([\d.]+) tok/s", out),
-        _line(r"verdict/free-text [\d.]+x", out),
+        _line(r"decode steps [\d.]+x, verdicts per minute [\d.]+x", out) or _line(r"verdict/free-text [\d.]+x", out),
     ),
     "probes": lambda out: Outcome(
         _number(r"^batched\s+[\d.]+ passages/s\s+\(\s*(\d+) tokens/s\)", out),
@@ -161,12 +205,22 @@ PARSERS: dict[str, Callable[[str], Outcome]] = {
         _number(r"membership scoring \(log p, mean, var\)\s+(\d+) tokens/s", out),
         _line(r"membership / plain eval: [\d.]+x", out),
     ),
+    "pass": lambda out: Outcome(  # the judging phase's engine tokens/s; the whole pass's speed against the server
+        _number(r"^judge\s+engine\s+[\d.]+\s+\d+ \S+\s+[\d.]+\s+([\d.]+)$", out),
+        _line(r"engine/server speed [\d.]+x", out),
+    ),
+    "decode": lambda out: Outcome(  # the engine's decode steps against batched-bench's S_TG
+        _number(r"^\s*\d+\s+[\d.]+\s+([\d.]+)\s+[\d.]+\s+[\d.]+x", out),
+        _line(r"[\d.]+x\s+[\d.]+x", out),
+    ),
 }
 ARGS: dict[str, Callable[[str, int, Settings], list[str]]] = {
     "generation": generation_args,
     "judging": judging_args,
     "probes": probes_args,
     "membership": membership_args,
+    "pass": pass_args,
+    "decode": decode_args,
 }
 
 
@@ -249,7 +303,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--levels", help="comma-separated parallel sequences (default 1,4,8,16,32)")
     parser.add_argument("--models", help="comma-separated: smollm2, gemma3 (default both)")
-    parser.add_argument("--benches", default=",".join(BENCHES), help="comma-separated: " + ", ".join(BENCHES))
+    parser.add_argument("--benches", help="comma-separated: " + ", ".join(BENCHES) + " (default: all it can run)")
+    parser.add_argument(
+        "--llama-bin", type=Path, help="llama.cpp's tools (llama-server, llama-batched-bench) for pass and decode"
+    )
     parser.add_argument("--threads", type=int, default=min(8, os.cpu_count() or 1))
     parser.add_argument("--rounds", type=int, help="rounds of each bench (default 2; 1 with --cpu-smoke)")
     parser.add_argument("--log", type=Path, help="also write everything here")
@@ -262,16 +319,26 @@ def main() -> int:
     smoke = args.cpu_smoke
     levels = [int(v) for v in (args.levels or ("1,2" if smoke else "1,4,8,16,32")).split(",") if v.strip()]
     models = [m for m in (args.models or ("smollm2" if smoke else "smollm2,gemma3")).split(",") if m.strip()]
-    benches = [b for b in args.benches.split(",") if b.strip()]
+    default = [b for b in BENCHES if args.llama_bin is not None or b not in NEEDS_LLAMA_BIN]
+    benches = [b for b in args.benches.split(",") if b.strip()] if args.benches else default
     unknown = sorted(set(benches) - set(BENCHES))
     if unknown or not levels or min(levels) < 1:
         parser.error(f"unknown benches {unknown}" if unknown else "levels must be positive integers")
+    if args.llama_bin is None and set(benches) & set(NEEDS_LLAMA_BIN):
+        parser.error("pass and decode need --llama-bin: a folder with llama-server and llama-batched-bench")
+    if args.llama_bin is not None:
+        missing = [t for t in ("llama-server", "llama-batched-bench") if not (args.llama_bin / t).is_file()]
+        if missing:
+            parser.error(f"--llama-bin {args.llama_bin} has no {' or '.join(missing)}")
     rounds = args.rounds or (1 if smoke else 2)
     settings = (
         Settings(gpu_layers=0, threads=args.threads, tokens=8, judge_tokens=48, passages=4, rounds=rounds)
         if smoke
         else Settings(gpu_layers=-1, threads=args.threads, tokens=256, judge_tokens=512, passages=64, rounds=rounds)
     )
+    settings.llama_bin = args.llama_bin
+    if args.llama_bin is None:
+        print("(no --llama-bin: the pass and decode benches, which need llama.cpp's own tools, are left out)")
     log_path = args.log or Path(f"gpu_suite-{time.strftime('%Y%m%d-%H%M%S')}.log")
     with log_path.open("w", encoding="utf-8") as log:
         say = Tee(log)

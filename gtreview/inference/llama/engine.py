@@ -340,20 +340,18 @@ class BatchedLlamaEngine:
         if llama_cpp.llama_vocab_is_eog(self._vocab, token):
             job.finish = "stop"
             return
-        if not self._emit(job, token):
-            return
-        # Forced tokens take positions after this one, within the answer's and the sequence's room.
-        room = min(job.max_tokens - len(job.generated), self.n_ctx_seq - 1 - job.pos)
-        forced, complete = job.sampler.forced_tokens(room)
-        self.stats.forced_tokens += len(forced)
-        for forced_token in forced:
-            if not self._emit(job, forced_token):
+        # The feed takes positions from this one on, within the answer's and the sequence's room.
+        room = min(job.max_tokens - len(job.generated), self.n_ctx_seq - job.pos)
+        feed, complete = job.sampler.jump(token, room)
+        self.stats.forced_tokens += len(feed) - 1
+        for fed in feed:
+            if not self._emit(job, fed):
                 return
         if complete:
             job.finish = "stop"
-        elif len(job.generated) >= job.max_tokens or job.pos + len(forced) >= self.n_ctx_seq:
+        elif len(job.generated) >= job.max_tokens or job.pos + len(feed) > self.n_ctx_seq:
             job.finish = "length"
-        job.feed = [token, *forced]
+        job.feed = feed
 
     def _emit(self, job: Job, token: int) -> bool:
         """Add a token to the answer; False when the answer's byte bound ends it."""
@@ -433,6 +431,9 @@ class BatchedLlamaEngine:
             "memory_fit": self.memory_fit.as_dict() if self.memory_fit is not None else None,
             "n_threads": self.n_threads,
             "n_threads_batch": self.n_threads_batch,
+            # Grammar-forced text fed in one step, tokenized as written (llama.jump_forward):
+            # the same text, possibly other token boundaries, so recorded with every verdict.
+            "jump_forward": self.jump_forward and self._probe.usable,
             "llama_cpp": llama_cpp.llama_version().decode("utf-8", errors="replace"),
             "llama_cpp_python": llama_cpp.__version__,
         }

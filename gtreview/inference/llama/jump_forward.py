@@ -30,6 +30,7 @@ from __future__ import annotations
 import ctypes
 import math
 import string
+from dataclasses import dataclass
 from typing import Any
 
 import llama_cpp
@@ -88,9 +89,16 @@ class CharacterProbe:
     def forced_text(self, grammar: Any, limit: int = MAX_FORCED_CHARACTERS) -> tuple[str, bool]:
         """The characters ``grammar`` forces next (at most ``limit``), and whether the reply
         is complete after them. ``grammar`` itself is not changed (a clone walks ahead)."""
+        forced = self.advance(grammar, limit)
+        forced.discard()
+        return forced.text, forced.complete
+
+    def advance(self, grammar: Any, limit: int = MAX_FORCED_CHARACTERS) -> Forced:
+        """What :meth:`forced_text` says, with the clone of ``grammar`` that took the forced
+        characters (the caller adopts it, or discards it)."""
         allowed = self.allowed(grammar)
         if len(allowed) != 1 or limit <= 0:
-            return "", not allowed and self.allows_end(grammar)
+            return Forced("", not allowed and self.allows_end(grammar), None)
         walker = llama_cpp.llama_sampler_clone(grammar)
         try:
             forced: list[str] = []
@@ -98,9 +106,25 @@ class CharacterProbe:
                 forced.append(self.characters[allowed[0]])
                 llama_cpp.llama_sampler_accept(walker, self.tokens[allowed[0]])
                 allowed = self.allowed(walker)
-            return "".join(forced), not allowed and self.allows_end(walker)
-        finally:
+            return Forced("".join(forced), not allowed and self.allows_end(walker), walker)
+        except BaseException:
             llama_cpp.llama_sampler_free(walker)
+            raise
+
+
+@dataclass
+class Forced:
+    """Text a grammar forces: ``complete`` when the reply ends after it; ``grammar`` a
+    clone in the state after it (None when there is no text), the caller's to free."""
+
+    text: str
+    complete: bool
+    grammar: Any
+
+    def discard(self) -> None:
+        if self.grammar is not None:
+            llama_cpp.llama_sampler_free(self.grammar)
+            self.grammar = None
 
 
 def _end_token(vocab: Any) -> int:

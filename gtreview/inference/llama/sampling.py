@@ -182,21 +182,42 @@ class SequenceSampler:
         llama_cpp.llama_sampler_accept(self.grammar, token)
         return token
 
-    def forced_tokens(self, room: int) -> tuple[list[int], bool]:
-        """The tokens of the text the grammar forces next, at most ``room`` of them, each
-        accepted by the grammar; and whether the reply is complete after them (the
-        sequence ends without sampling again). Nothing without a probe."""
-        if self.probe is None or room <= 0:
-            return [], False
-        text, complete = self.probe.forced_text(self.grammar)
-        tokens = native.tokenize(self.vocab, text, add_special=False, parse_special=False) if text else []
-        accepted: list[int] = []
-        for token in tokens[:room]:
-            if not self.allows(token):  # never seen: the text was allowed as characters
-                break
-            llama_cpp.llama_sampler_accept(self.grammar, token)
-            accepted.append(token)
-        return accepted, complete and len(accepted) == len(tokens)
+    def jump(self, token: int, room: int) -> tuple[list[int], bool]:
+        """What the next step feeds after the sampled ``token``: the token alone or, where
+        the grammar forces text after it, its text and the forced text tokenized together
+        (as the model reads them written out: a closing quote and the comma and key after
+        it are often one token), when that is at most ``room`` tokens; and whether the
+        reply is complete after them (the sequence ends without sampling again)."""
+        if self.probe is None:
+            return [token], False
+        forced = self.probe.advance(self.grammar)
+        if not forced.text:
+            return [token], forced.complete
+        tokens = self._spelled(token, forced.text)
+        if tokens is None or len(tokens) > room:
+            forced.discard()
+            return [token], False
+        llama_cpp.llama_sampler_free(self.grammar)  # the clone has taken the forced text
+        self.grammar, forced.grammar = forced.grammar, None
+        return tokens, forced.complete
+
+    def _spelled(self, token: int, text: str) -> list[int] | None:
+        """Tokens spelling ``token``'s text then ``text`` exactly: tokenized together, else
+        ``token`` and ``text`` tokenized alone; None when neither spells it."""
+        head = native.token_bytes(self.vocab, token)
+        whole = head + text.encode("utf-8")
+        tries: list[list[int]] = []
+        try:
+            tries.append(
+                native.tokenize(self.vocab, head.decode("utf-8") + text, add_special=False, parse_special=False)
+            )
+        except UnicodeDecodeError:  # the token ends inside a character: not written out on its own
+            pass
+        tries.append([token, *native.tokenize(self.vocab, text, add_special=False, parse_special=False)])
+        for tokens in tries:
+            if b"".join(native.token_bytes(self.vocab, t) for t in tokens) == whole:
+                return tokens
+        return None
 
     def free(self) -> None:
         if self.chain is not None:

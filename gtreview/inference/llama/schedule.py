@@ -251,7 +251,9 @@ class Scheduler:
         free = [s for s in self.slots if s.job is None]
         if not queue or not free:
             return []
-        reserve = sum(max(0, j.max_tokens - len(j.generated)) for j in self.live)
+        # Cells a running request may still add: what it has yet to feed (its last sampled
+        # token and any forced ones) and the tokens it may still generate.
+        reserve = sum(len(j.feed) + max(0, j.max_tokens - len(j.generated)) for j in self.live)
         chosen: list[tuple[Job, _Slot]] = []
         plan: list[Op] = []
         evict: list[_Slot] = []

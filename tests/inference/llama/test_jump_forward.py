@@ -20,6 +20,7 @@ from gtreview.inference.json_grammar import schema_to_gbnf
 from gtreview.inference.llama import native
 from gtreview.inference.llama.engine import BatchedLlamaEngine
 from gtreview.inference.llama.jump_forward import CharacterProbe
+from gtreview.inference.llama.sampling import SequenceSampler
 from gtreview.judging.schemas import pairwise_schema
 from tests.conftest import _made_once
 from tests.gguf_factory import write_tiny_llama_gguf
@@ -201,6 +202,31 @@ def test_a_complete_reply_ends_without_another_step(engine: BatchedLlamaEngine, 
         assert all(f is None for f, _ in calls[:-1])
 
 
+def test_the_sampled_token_and_the_forced_text_are_tokenized_together(engine: BatchedLlamaEngine) -> None:
+    """Written out, a closing quote and the comma and key after it may be one token; the
+    feed spells the sampled token's text and the forced text exactly, tokenized as one."""
+    probe, vocab = engine._probe, engine._vocab
+    quote = probe.tokens[probe.characters.index('"')]
+    expected = native.tokenize(vocab, '","passed":', add_special=False, parse_special=False)
+    for room, feed_wanted in ((64, expected), (len(expected) - 1, [quote])):
+        sampler = SequenceSampler(
+            vocab, Sampling(temperature=0.0), schema_to_gbnf(SCHEMA), engine._candidates, probe=probe
+        )
+        try:
+            for char in '{"reason":"ab"':  # the closing quote as sample() accepts its token
+                llama_cpp.llama_sampler_accept(sampler.grammar, probe.tokens[probe.characters.index(char)])
+            feed, complete = sampler.jump(quote, room=room)
+            assert (feed, complete) == (feed_wanted, False)
+            if feed == [quote]:  # no room: the grammar did not move
+                assert probe.forced_text(sampler.grammar) == (',"passed":', False)
+            else:
+                assert native.detokenize(vocab, feed) == '","passed":'
+                assert probe.forced_text(sampler.grammar) == ("", False)  # it took the forced text
+                assert sampler.allows(probe.tokens[probe.characters.index("t")])
+        finally:
+            sampler.free()
+
+
 def test_free_text_is_untouched(engine: BatchedLlamaEngine) -> None:
     free = [r.model_copy(update={"json_schema": None}) for r in requests(3, max_tokens=16)]
     stepped, _ = run(engine, free, jump=False)
@@ -220,3 +246,18 @@ def test_a_vocabulary_that_prefixes_a_space_decodes_without_jumping(tiny_gguf: P
         assert result.finish_reason in ("stop", "length")
         if result.finish_reason == "stop":
             check_reply(result.text)
+
+
+def test_forced_runs_are_counted_in_the_cells_a_request_holds(plain_gguf: Path) -> None:
+    """A running request's forced tokens are cells it will take in the next step: a cache
+    with room for two requests admits two, and none of them runs out of cells."""
+    batch = requests(4, max_tokens=120)
+    with BatchedLlamaEngine(plain_gguf, n_seq_max=4, n_ctx=4096, n_threads=2) as probe_engine:
+        prompt = max(len(probe_engine.tokenize_prompt(r.messages)) for r in batch)
+    cells = 2 * (prompt + 120) + 8  # two requests at their worst, not three
+    with BatchedLlamaEngine(plain_gguf, n_seq_max=4, n_ctx=cells, n_threads=2) as tight:
+        results = tight.generate(batch)
+        assert tight.stats.forced_tokens > 0
+    for result in results:
+        assert result.finish_reason == "stop", result.error
+        check_reply(result.text)

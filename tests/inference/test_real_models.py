@@ -93,16 +93,23 @@ def test_lazy_grammar_sampling_picks_what_filtering_first_picks(smollm2: Batched
         for a in ("Gold is in quartz veins.", "I do not know.")
     ]
     before = smollm2.grammar_rejections
-    lazy = smollm2.generate(requests)
-    assert smollm2.grammar_rejections > before  # the grammar did step in (at least at the closing quote)
-
-    smollm2.lazy_grammar = False  # the grammar first in every sequence's chain
+    smollm2.jump_forward = False  # token by token, as the grammar-first chain decodes
     try:
+        lazy = smollm2.generate(requests)
+        assert smollm2.grammar_rejections > before  # the grammar did step in (at least at the closing quote)
+        smollm2.lazy_grammar = False  # the grammar first in every sequence's chain
         eager = smollm2.generate(requests)
     finally:
-        smollm2.lazy_grammar = True
+        smollm2.lazy_grammar = smollm2.jump_forward = True
     assert [r.text for r in lazy] == [r.text for r in eager]
     for result in lazy:
+        reply = json.loads(result.text)
+        assert list(reply) == ["reason", "awarded"] and reply["awarded"] in (0, 1, 2)
+
+    forced_before = smollm2.stats.forced_tokens
+    jumped = smollm2.generate(requests)  # the skeleton fed in runs: valid replies all the same
+    assert smollm2.stats.forced_tokens > forced_before
+    for result in jumped:
         reply = json.loads(result.text)
         assert list(reply) == ["reason", "awarded"] and reply["awarded"] in (0, 1, 2)
 

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gtreview.inference.llama.devices import Device, DeviceType, gpu_devices, list_devices, supports_gpu_offload
     from gtreview.inference.llama.engine import DEFAULT_N_CTX, DEFAULT_N_SEQ_MAX, BatchedLlamaEngine, LlamaBackend
-    from gtreview.inference.llama.schedule import DecodeError, EngineStats
+    from gtreview.inference.llama.schedule import DecodeError
     from gtreview.inference.llama.scoring import greedy_continuations, score_texts, tokenize_text
+    from gtreview.inference.llama.stats import EngineStats
 
 # Each public name and the module that defines it, imported on first use.
 _HOMES = {
@@ -24,7 +25,7 @@ _HOMES = {
     "BatchedLlamaEngine": "engine",
     "LlamaBackend": "engine",
     "DecodeError": "schedule",
-    "EngineStats": "schedule",
+    "EngineStats": "stats",
     "Device": "devices",
     "DeviceType": "devices",
     "gpu_devices": "devices",

@@ -30,7 +30,6 @@ once the weights are loaded (:mod:`..memory_fit`); logged and in ``describe()``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
@@ -57,8 +56,10 @@ from gtreview.inference.llama import devices as llama_devices
 from gtreview.inference.llama import native as native
 from gtreview.inference.llama import scoring as llama_scoring
 from gtreview.inference.llama.jump_forward import CharacterProbe
+from gtreview.inference.llama.provenance import describe_engine
 from gtreview.inference.llama.sampling import Candidates
-from gtreview.inference.llama.schedule import DecodeError, EngineStats, Job, Scheduler
+from gtreview.inference.llama.schedule import DecodeError, Job, Scheduler
+from gtreview.inference.llama.stats import EngineStats
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +136,7 @@ class BatchedLlamaEngine:
         self._vocab = llama_cpp.llama_model_get_vocab(nat.model)
         n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
         self._candidates = Candidates(n_vocab)
-        self._probe = CharacterProbe(self._vocab)
+        self._probe: CharacterProbe | None = None  # built when a grammar first asks (llama.jump_forward)
         n_ctx = self._fit_to_gpu(n_ctx, n_batch, n_vocab)
         nat.new_context(
             n_ctx=n_ctx,
@@ -232,6 +233,14 @@ class BatchedLlamaEngine:
         # A template that writes the BOS text itself must not get a second BOS.
         add_special = not (self._adds_bos and self._bos_text and text.startswith(self._bos_text))
         return native.tokenize(self._vocab, text, add_special=add_special)
+
+    @property
+    def probe(self) -> CharacterProbe:
+        """The vocabulary's one-character tokens, found on first use: an engine that is
+        never asked for JSON never tokenizes them."""
+        if self._probe is None:
+            self._probe = CharacterProbe(self._vocab)
+        return self._probe
 
     def _grammar(self, schema: dict[str, Any]) -> str:
         key = json.dumps(schema, sort_keys=True)
@@ -401,42 +410,8 @@ class BatchedLlamaEngine:
         return native.file_sha256(self.model_path)
 
     def describe(self) -> dict[str, Any]:
-        """What to record with every result; hashes are computed once per file."""
-        model = self._native.model
-        template = self.chat_template
-        return {
-            "backend": "llama.cpp",
-            "model_path": str(self.model_path.resolve()),
-            "model_sha256": self.model_sha256(),
-            "model_size": self.info.size,
-            "model_name": self.info.name,
-            "architecture": self.info.architecture,
-            "quantisation": self.info.quantisation,
-            "n_params": int(llama_cpp.llama_model_n_params(model)) if model is not None else self.info.n_params,
-            "chat_template": template is not None,
-            "chat_template_sha256": hashlib.sha256(template.encode("utf-8")).hexdigest() if template else None,
-            "lora_path": str(self.lora_path.resolve()) if self.lora_path is not None else None,
-            "lora_sha256": native.file_sha256(self.lora_path) if self.lora_path is not None else None,
-            "lora_scale": self.lora_scale if self.lora_path is not None else None,
-            "n_ctx": self.n_ctx,
-            "n_ctx_seq": self.n_ctx_seq,
-            "n_seq_max": self.n_seq_max,
-            "n_batch": self.n_batch,
-            "kv_unified": True,
-            "flash_attn": "auto" if self.flash_attn is None else self.flash_attn,
-            "n_gpu_layers": self.n_gpu_layers,
-            "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
-            "offloaded_layers": self.offloaded_layers,
-            "devices": [d.as_dict() for d in self.devices],
-            "memory_fit": self.memory_fit.as_dict() if self.memory_fit is not None else None,
-            "n_threads": self.n_threads,
-            "n_threads_batch": self.n_threads_batch,
-            # Grammar-forced text fed in one step, tokenized as written (llama.jump_forward):
-            # the same text, possibly other token boundaries, so recorded with every verdict.
-            "jump_forward": self.jump_forward and self._probe.usable,
-            "llama_cpp": llama_cpp.llama_version().decode("utf-8", errors="replace"),
-            "llama_cpp_python": llama_cpp.__version__,
-        }
+        """What to record with every result (``provenance.describe_engine``)."""
+        return describe_engine(self)
 
 
 class LlamaBackend:

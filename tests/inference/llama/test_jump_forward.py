@@ -73,7 +73,7 @@ class Walker:
     """A grammar sampler fed text one character token at a time, as a sequence would be."""
 
     def __init__(self, engine: BatchedLlamaEngine, schema: dict[str, Any]) -> None:
-        self.probe = engine._probe
+        self.probe = engine.probe
         self.grammar = llama_cpp.llama_sampler_init_grammar(engine._vocab, schema_to_gbnf(schema).encode(), b"root")
 
     def take(self, text: str) -> None:
@@ -85,7 +85,7 @@ class Walker:
 
 
 def test_the_forced_text_is_the_skeleton_between_the_models_choices(engine: BatchedLlamaEngine) -> None:
-    probe = engine._probe
+    probe = engine.probe
     assert probe.usable
     walker = Walker(engine, SCHEMA)
     try:
@@ -114,9 +114,9 @@ def test_a_string_at_its_length_bound_forces_its_closing_quote(engine: BatchedLl
     walker = Walker(engine, SCHEMA)
     try:
         walker.take('{"reason":"' + "a" * 11)
-        assert engine._probe.forced_text(walker.grammar) == ("", False)  # one more character, or the quote
+        assert engine.probe.forced_text(walker.grammar) == ("", False)  # one more character, or the quote
         walker.take("a")
-        assert engine._probe.forced_text(walker.grammar) == ('","passed":', False)
+        assert engine.probe.forced_text(walker.grammar) == ('","passed":', False)
     finally:
         walker.close()
 
@@ -126,8 +126,8 @@ def test_forcing_leaves_the_grammar_where_it_was(engine: BatchedLlamaEngine) -> 
     walker = Walker(engine, SCHEMA)
     try:
         walker.take('{"reason":"x"')
-        first = engine._probe.forced_text(walker.grammar)
-        assert engine._probe.forced_text(walker.grammar) == first == (',"passed":', False)
+        first = engine.probe.forced_text(walker.grammar)
+        assert engine.probe.forced_text(walker.grammar) == first == (',"passed":', False)
     finally:
         walker.close()
 
@@ -205,7 +205,7 @@ def test_a_complete_reply_ends_without_another_step(engine: BatchedLlamaEngine, 
 def test_the_sampled_token_and_the_forced_text_are_tokenized_together(engine: BatchedLlamaEngine) -> None:
     """Written out, a closing quote and the comma and key after it may be one token; the
     feed spells the sampled token's text and the forced text exactly, tokenized as one."""
-    probe, vocab = engine._probe, engine._vocab
+    probe, vocab = engine.probe, engine._vocab
     quote = probe.tokens[probe.characters.index('"')]
     expected = native.tokenize(vocab, '","passed":', add_special=False, parse_special=False)
     for room, feed_wanted in ((64, expected), (len(expected) - 1, [quote])):

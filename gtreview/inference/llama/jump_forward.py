@@ -7,9 +7,11 @@ there and nothing else. So after each sampled token the sequence's sampler asks 
 grammar which printable ASCII characters may come next: one ``llama_sampler_apply``
 over their one-character tokens (about 100 candidates, not the vocabulary). While
 exactly one may, it is forced: a clone of the grammar takes it and is asked again. The
-forced run is tokenized as plain text, each of its tokens is checked and accepted by the
-sequence's own grammar, and all of them are fed in the next step with the sampled token
-(logits only for the last): a run of skeleton costs one step instead of one per token.
+sampled token's text and the forced run are tokenized together, as the model reads them
+written out (a closing quote and the comma and key after it are often one token), and
+fed in the next step (logits only for the last); the clone, already past the forced
+text, becomes the sequence's grammar (``SequenceSampler.jump``). A run of skeleton costs
+one step instead of one per token.
 
 Why asking the ASCII characters is enough: in a JSON grammar a character outside ASCII
 is allowed only inside a string, where almost every ASCII character is allowed too; so
@@ -19,10 +21,12 @@ and its punctuation are one forced run, not broken by optional spaces. Where no 
 character is allowed but the end of generation is, the reply is complete: the sequence
 ends without another step.
 
-The outcome is the one constrained decoding would reach, but the forced run is tokenized
-as plain text rather than chosen token by token, so the model may see the same characters
-split into tokens differently (as in other jump-forward decoders); agreement on the
-calibration fixtures is measured with it on and off (``benchmarks/bench_judging.py``).
+The text is the one constrained decoding would reach, but it is tokenized as written
+rather than chosen token by token, so the model reads the same characters split into
+tokens differently (as in other jump-forward decoders), and what it writes next may
+differ. Agreement on the calibration fixtures is measured with it on and off
+(``benchmarks/bench_judging.py --jump-forward off,on``), and whether a verdict was decoded
+so is recorded with it (the engine's ``describe()``).
 """
 
 from __future__ import annotations

@@ -206,18 +206,17 @@ class SequenceSampler:
         ``token`` and ``text`` tokenized alone; None when neither spells it."""
         head = native.token_bytes(self.vocab, token)
         whole = head + text.encode("utf-8")
-        tries: list[list[int]] = []
         try:
-            tries.append(
-                native.tokenize(self.vocab, head.decode("utf-8") + text, add_special=False, parse_special=False)
-            )
+            together = native.tokenize(self.vocab, head.decode("utf-8") + text, add_special=False, parse_special=False)
+            if self._spells(together, whole):
+                return together
         except UnicodeDecodeError:  # the token ends inside a character: not written out on its own
             pass
-        tries.append([token, *native.tokenize(self.vocab, text, add_special=False, parse_special=False)])
-        for tokens in tries:
-            if b"".join(native.token_bytes(self.vocab, t) for t in tokens) == whole:
-                return tokens
-        return None
+        apart = [token, *native.tokenize(self.vocab, text, add_special=False, parse_special=False)]
+        return apart if self._spells(apart, whole) else None
+
+    def _spells(self, tokens: list[int], text: bytes) -> bool:
+        return b"".join(native.token_bytes(self.vocab, t) for t in tokens) == text
 
     def free(self) -> None:
         if self.chain is not None:

@@ -1,15 +1,20 @@
 """Keep llama.cpp off an AMX tile unit that faults, and say why a model worker died.
 
-On some x86-64 virtual machines the CPU advertises AMX, the kernel grants tile
-permission, and the first tile instruction faults (``docs/llama-cpp-amx-fault.md``).
-llama.cpp's native build then dies on every quantized model. ggml uses AMX only when
-``arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`` succeeds and falls back to its
-AVX-512/AVX2 kernels when it fails, so the fix is at run time and whatever the build:
+Where the CPU advertises AMX, llama.cpp's native build runs its quantized matrix
+products on the tile unit, and that can fault on the first tile instruction for two
+reasons (``docs/llama-cpp-amx-fault.md``): a virtual machine whose tile unit faults,
+or a build whose compiler dropped the tile configuration (GCC 12's ``_tile_loadconfig``
+tells the optimizer it reads 8 of its 64 bytes, so the rows and column widths are never
+stored and ``ldtilecfg`` loads stack garbage: #GP). Either way every quantized model
+dies. ggml uses AMX only when ``arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)``
+succeeds and falls back to its AVX-512/AVX2 kernels when it fails, so the fix is at run
+time and whatever the build:
 
-1. :func:`amx_verdict` runs the tile probe of :mod:`gtreview.inference.x86_probe` once
-   per process, in a throwaway child (a fault kills only that child), and only where the
-   CPU advertises AMX;
-2. where it faulted, every model worker calls :func:`deny_tile_permission` before
+1. :func:`amx_verdict` asks, once per process and only where the CPU advertises AMX, in
+   throwaway children (a fault kills only the child): do the tile instructions run
+   (:mod:`gtreview.inference.x86_probe`), and then do *this* llama.cpp build's AMX
+   kernels run a tiny quantized model (:func:`run_kernel_check`)?
+2. where either faulted, every model worker calls :func:`deny_tile_permission` before
    llama.cpp loads: a seccomp filter that answers that one ``arch_prctl`` request with
    EPERM and lets every other system call through.
 
@@ -25,9 +30,11 @@ import errno
 import multiprocessing
 import os
 import signal
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Literal
 
 from gtreview.inference import x86_probe
@@ -64,19 +71,41 @@ def policy() -> Literal["auto", "on", "off"]:
     return "auto"
 
 
+_REFUSED = 3  # the kernel refused tile permission
+_NO_AMX_KERNELS = 4  # the llama.cpp build has no AMX kernels to run
+
+
 def _probe_child() -> None:
     """The spawned child: its exit code is the probe's; a fault ends it on a signal."""
     os._exit(x86_probe.run_tile_probe())
 
 
-def run_probe(target: Callable[[], None] = _probe_child) -> tuple[AmxState, str]:
-    """Run the tile probe (``target``, in a spawned child) where the CPU advertises AMX
-    and read its fate: (state, one line saying what was seen)."""
-    facts = x86_probe.amx_facts()
-    if facts is None:
-        return "absent", "not Linux on x86-64"
-    if not facts.advertised:
-        return "absent", "the CPU does not advertise AMX"
+def run_kernel_check() -> int:
+    """Run this llama.cpp build's AMX kernels: a tiny random Q8_0 model (quantized, with
+    shapes ggml's AMX matrix product takes) evaluates a prompt. Returns 0 when it ran,
+    4 when the build has no AMX kernels. A faulting kernel kills the calling process:
+    call this in a child only."""
+    import llama_cpp
+
+    from gtreview.inference.tiny_model import write_tiny_llama_gguf
+
+    if "AMX_INT8 = 1" not in llama_cpp.llama_print_system_info().decode("utf-8", "replace"):
+        return _NO_AMX_KERNELS
+    with tempfile.TemporaryDirectory(prefix="gtreview-amx-") as folder:
+        path = write_tiny_llama_gguf(Path(folder) / "amx-check-q8_0.gguf", q8_0=True, ctx=256)
+        model = llama_cpp.Llama(str(path), n_ctx=128, n_batch=64, n_threads=1, verbose=False)
+        model.eval(list(range(1, 33)))  # a 32-token prompt: the tile path, not the one-row fast path
+        model.close()
+    return 0
+
+
+def _kernel_child() -> None:
+    os._exit(run_kernel_check())
+
+
+def _run_child(target: Callable[[], None]) -> int | None:
+    """``target`` in a spawned child: its exit code (negative: the signal that ended it),
+    None when it did not finish in time."""
     context = multiprocessing.get_context("spawn")
     child = context.Process(target=target, name="gtreview-amx-probe", daemon=True)
     child.start()
@@ -84,21 +113,49 @@ def run_probe(target: Callable[[], None] = _probe_child) -> tuple[AmxState, str]
     if child.exitcode is None:
         child.kill()
         child.join()
+        return None
+    return child.exitcode
+
+
+def run_probe(
+    target: Callable[[], None] = _probe_child, kernels: Callable[[], None] = _kernel_child
+) -> tuple[AmxState, str]:
+    """Where the CPU advertises AMX, run the tile probe (``target``) and then, where the
+    tile instructions run, this build's AMX kernels (``kernels``), each in a spawned
+    child, and read their fate: (state, one line saying what was seen)."""
+    facts = x86_probe.amx_facts()
+    if facts is None:
+        return "absent", "not Linux on x86-64"
+    if not facts.advertised:
+        return "absent", "the CPU does not advertise AMX"
+    code = _run_child(target)
+    if code is None:
         return "unknown", "the tile probe did not finish"
-    code = child.exitcode
-    if code == 0:
-        return "works", "the CPU advertises AMX and its tile instructions run"
-    if code == 3:
+    if code == _REFUSED:
         return (
             "refused",
             "the CPU advertises AMX but the kernel refuses tile permission (llama.cpp falls back by itself)",
         )
     if code < 0:
-        name = _signal_name(-code)
         return "faults", (
-            f"the CPU advertises AMX and the kernel grants tile permission, but the tile instructions fault ({name})"
+            f"the CPU advertises AMX and the kernel grants tile permission, but the tile instructions fault "
+            f"({_signal_name(-code)})"
         )
-    return "unknown", f"the tile probe exited with code {code}"
+    if code != 0:
+        return "unknown", f"the tile probe exited with code {code}"
+    code = _run_child(kernels)
+    if code is None:
+        return "unknown", "the tile instructions run; the check of llama.cpp's AMX kernels did not finish"
+    if code == 0:
+        return "works", "the CPU advertises AMX; its tile instructions and llama.cpp's AMX kernels run"
+    if code == _NO_AMX_KERNELS:
+        return "works", "the CPU advertises AMX and its tile instructions run; this llama.cpp build has no AMX kernels"
+    if code < 0:
+        return "faults", (
+            f"the CPU advertises AMX and its tile instructions run, but this llama.cpp build's AMX kernels fault "
+            f"({_signal_name(-code)}; {FAULT_DOC} says why)"
+        )
+    return "unknown", f"the check of llama.cpp's AMX kernels exited with code {code}"
 
 
 @cache

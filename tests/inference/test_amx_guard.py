@@ -50,22 +50,63 @@ def probe_that_is_refused() -> None:
     os._exit(3)
 
 
+def kernels_that_fault() -> None:
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def kernels_that_run() -> None:
+    os._exit(0)
+
+
+def build_without_kernels() -> None:
+    os._exit(4)
+
+
+def kernels_never_asked() -> None:
+    os._exit(7)  # an exit code the verdict does not know: "unknown" if this ever ran
+
+
 @pytest.mark.parametrize(
-    ("target", "state", "deny"),
-    [(probe_that_faults, "faults", True), (probe_that_runs, "works", False), (probe_that_is_refused, "refused", False)],
+    ("target", "kernels", "state", "deny", "said"),
+    [
+        (probe_that_faults, kernels_never_asked, "faults", True, "tile instructions fault (SIGSEGV)"),
+        (probe_that_is_refused, kernels_never_asked, "refused", False, "refuses tile permission"),
+        (probe_that_runs, kernels_that_run, "works", False, "llama.cpp's AMX kernels run"),
+        (probe_that_runs, build_without_kernels, "works", False, "this llama.cpp build has no AMX kernels"),
+        (probe_that_runs, kernels_that_fault, "faults", True, "this llama.cpp build's AMX kernels fault (SIGSEGV"),
+    ],
 )
-def test_the_probe_childs_fate_is_the_verdict(
-    monkeypatch: pytest.MonkeyPatch, target: object, state: str, deny: bool
+def test_the_probe_childrens_fate_is_the_verdict(
+    monkeypatch: pytest.MonkeyPatch, target: object, kernels: object, state: str, deny: bool, said: str
 ) -> None:
+    """The tile instructions first; only where they run, this build's AMX kernels: a tile
+    unit that works under a build whose kernels fault (GCC 12's dropped tile
+    configuration) is kept off AMX as a faulting tile unit is."""
     monkeypatch.setattr(x86_probe, "amx_facts", advertised_facts)
-    found, detail = amx_guard.run_probe(target)  # type: ignore[arg-type]
+    found, detail = amx_guard.run_probe(target, kernels)  # type: ignore[arg-type]
     assert found == state
     monkeypatch.setattr(amx_guard, "_probe", lambda: (found, detail))
     verdict = amx_guard.amx_verdict()
     assert verdict.deny is deny
-    if state == "faults":
-        assert "tile instructions fault (SIGSEGV)" in verdict.line()
+    assert said in verdict.line()
+    if deny:
         assert "model workers keep llama.cpp off AMX" in verdict.line()
+
+
+def test_the_kernel_check_runs_a_quantized_model_here_under_the_verdict(tmp_path: Path) -> None:
+    """The real check, in a child as the guard runs it: where this machine's verdict
+    keeps llama.cpp off AMX (the filter installed first), the check's tiny Q8_0 model
+    runs; where the verdict leaves AMX on, the build's AMX kernels ran it."""
+    script = tmp_path / "check.py"
+    script.write_text(
+        "import os\n"
+        "from gtreview.inference import amx_guard\n"
+        "if __name__ == '__main__':\n"
+        "    amx_guard.guard_this_process()\n"
+        "    os._exit(amx_guard.run_kernel_check())\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=120, check=False)
+    assert done.returncode in (0, 4), done.stderr.decode()[-2000:]
 
 
 def test_no_amx_advertised_means_no_probe_and_nothing_denied(monkeypatch: pytest.MonkeyPatch) -> None:

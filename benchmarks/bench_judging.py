@@ -31,6 +31,12 @@ With ``--jump-forward off,on`` each template is judged twice, the second time fe
 text the verdict grammar forces (keys, quotes, braces) in one step per run
 (``gtreview.inference.llama.jump_forward``); the comparison line gives decode steps,
 verdicts per minute and fixture agreement of the two, measured in the same run.
+
+Each side also prints the judge gate's expert figures (``gtreview.app.judge_gate.
+expert_agreement``, the computation ``gtreview judge gate`` reads): the fixtures' expected
+grades stand in for an expert's blind grades of the same answers, giving weighted kappa
+and Krippendorff's alpha on totals (bootstrap over questions), the gate's sensitivity and
+specificity, and the per-criterion agreement, each with its 95% interval.
 """
 
 from __future__ import annotations
@@ -47,12 +53,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import llama_cpp
 
+from gtreview.app.gate_criteria import GradedPair, criteria_details
+from gtreview.app.judge_gate import ExpertGate, GradedAnswer, expert_agreement, expert_text
+from gtreview.app.project_settings import DEFAULT_GATE_MEASURE, DEFAULT_GATE_THRESHOLD
 from gtreview.app.sample_project import sample_rubric_path
-from gtreview.core.rubric import CalibrationFixture, Rubric
+from gtreview.core.rubric import CalibrationFixture, Question, Rubric
 from gtreview.inference.backend import ChatMessage, CompletionRequest, CompletionResult, ResultCallback, Sampling
 from gtreview.inference.llama import EngineStats, LlamaBackend, native
 from gtreview.interop.rubric_files import read_rubric_file
-from gtreview.judging.calibration import check_fixture
+from gtreview.judging.calibration import FixtureCheck, check_fixture
 from gtreview.judging.pointwise import JudgeSettings, JudgeTask, judge_answers
 from gtreview.judging.prompts import POINTWISE
 from gtreview.judging.schemas import verdict_schema
@@ -157,6 +166,13 @@ class Side:
     awards: int = 0
     prompts: list[int] = field(default_factory=list)
     totals: list[int | None] = field(default_factory=list)  # the last round's, per answer
+    graded: list[GradedAnswer] = field(default_factory=list)  # the last round's scored answers
+
+    @property
+    def expert(self) -> ExpertGate | None:
+        """The judge gate's expert figures, the fixtures' expected grades standing in for
+        the expert's blind grades: the same computation ``gtreview judge gate`` reads."""
+        return expert_agreement(self.graded, measure=DEFAULT_GATE_MEASURE, threshold=DEFAULT_GATE_THRESHOLD)
 
     @property
     def label(self) -> str:
@@ -194,6 +210,7 @@ class Side:
         def tokens_of(text: str) -> int:
             return len(native.tokenize(engine._vocab, text, add_special=False))
 
+        self.graded = []
         for (task, fixture), result, judgement in zip(tasks, first.results, judgements, strict=True):
             caps = _caps(verdict_schema(task.question, self.settings.verdict_bounds))
             if result.finish_reason == "stop":
@@ -204,7 +221,30 @@ class Side:
             self.reproduced += check.reproduced
             self.awards += len(check.expected_awards)
             self.awards_matched += sum(check.judged_awards.get(k) == v for k, v in check.expected_awards.items())
+            if check.judged_gate_passed is not None:
+                self.graded.append(_graded(task.question, check))
         return first
+
+
+def _graded(question: Question, check: FixtureCheck) -> GradedAnswer:
+    """A scored fixture as the judge gate reads a blind-graded answer: the fixture's
+    expected grade in the expert's place."""
+    judge_gate = bool(check.judged_gate_passed)
+    expert_awards = {k: round(v) for k, v in check.expected_awards.items()}
+    return GradedAnswer(
+        qid=question.id,
+        judge_gate=judge_gate,
+        judge_total=check.judged_total,
+        expert_gate=check.expected_gate_passed,
+        expert_total=round(check.expected_total),
+        pair=GradedPair(
+            question=question,
+            judge_gate=judge_gate,
+            judge_awards=check.judged_awards,
+            expert_gate=check.expected_gate_passed,
+            expert_awards=expert_awards,
+        ),
+    )
 
 
 def run_model(key: str, path: Path, args: argparse.Namespace) -> None:
@@ -313,6 +353,17 @@ def _print_side(side: Side, n: int, eager_wanted: bool) -> None:
         f"  agreement         fixtures reproduced {side.reproduced}/{n} ({side.reproduced / n:.0%}), "
         f"component awards as expected {side.awards_matched}/{side.awards} ({side.awards_matched / side.awards:.0%})"
     )
+    expert = side.expert
+    if expert is None:
+        print("  judge gate        no scored verdict to compare")
+        return
+    verdict = "passes" if expert.passed else "fails"
+    print(
+        f"  judge gate        its expert test {verdict}, the fixtures' expected grades standing in for blind grades "
+        f"(last round): {expert_text(expert)}"
+    )
+    for line in criteria_details(expert.criteria):
+        print(f"    {line}")
 
 
 def _print_comparison(sides: list[Side], answers: int) -> None:
@@ -327,6 +378,19 @@ def _print_comparison(sides: list[Side], answers: int) -> None:
         f"as expected {last.awards_matched} against {first.awards_matched}, same total on {same}/{answers} "
         f"answers (last round)"
     )
+    before, after = first.expert, last.expert
+    if before is not None and after is not None:
+        print(
+            f" judge gate, {last.label} against {first.label}: weighted kappa on totals {_num(after.kappa.kappa)} "
+            f"against {_num(before.kappa.kappa)}, Krippendorff's alpha {_num(after.alpha.alpha)} against "
+            f"{_num(before.alpha.alpha)}, gate sensitivity {_num(after.gate.sensitivity.rate)} against "
+            f"{_num(before.gate.sensitivity.rate)}, specificity {_num(after.gate.specificity.rate)} against "
+            f"{_num(before.gate.specificity.rate)} ({after.n_graded} and {before.n_graded} scored answers)"
+        )
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _caps(schema: dict[str, Any]) -> dict[str, int]:

@@ -110,7 +110,7 @@ def judge_gate(engine: Engine, run_id: int, *, results: RunResults | None = None
     expert = _expert_gate(engine, results, judge_gate_measure(engine), judge_gate_threshold(engine), seed)
     reasons = _fixture_reasons(results, questions) if not fixtures_passed else []
     if expert is not None and not expert.totals_passed:
-        reasons.append(_expert_text(expert))
+        reasons.append(expert_text(expert))
     if expert is not None:
         reasons.extend(criterion_text(c) for c in expert.criteria if c.blocks)
     gated = fixtures_passed and (expert is None or expert.passed)
@@ -212,17 +212,24 @@ def _judge_own(sample: SampleResult) -> tuple[bool, float, dict[str, int]] | Non
     return sample.gate_passed, sample.total, sample.awards
 
 
+class GradedAnswer(BaseModel):
+    """One graded answer: the judge's own gate and total beside the expert's, and the
+    awards of both where the question is known (the per-criterion figures need them)."""
+
+    qid: str
+    judge_gate: bool
+    judge_total: int | None
+    expert_gate: bool
+    expert_total: int | None
+    pair: GradedPair | None = None
+
+
 def _expert_gate(
     engine: Engine, results: RunResults, measure: GateMeasure, threshold: float, seed: int
 ) -> ExpertGate | None:
     by_generation = {s.generation_key: s for s in results.samples if s.generation_key}
-    judge_gates: list[bool] = []
-    expert_gates: list[bool] = []
-    judge_totals: list[int | None] = []
-    expert_totals: list[int | None] = []
-    qids: list[str] = []
-    pairs: list[GradedPair] = []
     questions = {q.id: q for q in results.questions}
+    graded: list[GradedAnswer] = []
     with reading(engine) as session:
         grades = adjudication_repo.grades(session, results.run_id)
     for grade in grades:
@@ -230,33 +237,52 @@ def _expert_gate(
         own = _judge_own(sample) if grade.blind and sample is not None else None
         if sample is None or own is None:
             continue
-        judge_gates.append(own[0])
-        expert_gates.append(grade.gate_passed)
-        judge_totals.append(round(own[1]))
-        expert_totals.append(grade.total)
-        qids.append(sample.qid)
-        if sample.qid in questions:
-            pairs.append(
-                GradedPair(
-                    question=questions[sample.qid],
-                    judge_gate=own[0],
-                    judge_awards=own[2],
-                    expert_gate=grade.gate_passed,
-                    expert_awards=adjudication_repo.awards_of(grade),
-                )
+        judge_gate, judge_total, judge_awards = own
+        question = questions.get(sample.qid)
+        pair = None
+        if question is not None:
+            pair = GradedPair(
+                question=question,
+                judge_gate=judge_gate,
+                judge_awards=judge_awards,
+                expert_gate=grade.gate_passed,
+                expert_awards=adjudication_repo.awards_of(grade),
             )
-    if not qids:
+        graded.append(
+            GradedAnswer(
+                qid=sample.qid,
+                judge_gate=judge_gate,
+                judge_total=round(judge_total),
+                expert_gate=grade.gate_passed,
+                expert_total=grade.total,
+                pair=pair,
+            )
+        )
+    return expert_agreement(graded, measure=measure, threshold=threshold, seed=seed)
+
+
+def expert_agreement(
+    graded: list[GradedAnswer], *, measure: GateMeasure, threshold: float, seed: int = 0
+) -> ExpertGate | None:
+    """The gate's expert figures over graded answers (None when there are none): the one
+    computation the judge gate, its view and the judging benchmark all read."""
+    if not graded:
         return None
-    totals = total_agreement(judge_totals, expert_totals, question_ids=qids, seed=seed)
+    totals = total_agreement(
+        [g.judge_total for g in graded],
+        [g.expert_total for g in graded],
+        question_ids=[g.qid for g in graded],
+        seed=seed,
+    )
     interval: Interval | None = totals.kappa.ci if measure == "weighted_kappa" else totals.alpha.ci
     lower = interval.low if interval is not None else None
     totals_passed = lower is not None and lower >= threshold
-    criteria = criteria_agreement(pairs, threshold, seed=seed)
+    criteria = criteria_agreement([g.pair for g in graded if g.pair is not None], threshold, seed=seed)
     return ExpertGate(
-        n_graded=len(qids),
+        n_graded=len(graded),
         measure=measure,
         threshold=threshold,
-        gate=gate_diagnostic(judge_gates, expert_gates),
+        gate=gate_diagnostic([g.judge_gate for g in graded], [g.expert_gate for g in graded]),
         kappa=totals.kappa,
         alpha=totals.alpha,
         lower_bound=lower,
@@ -274,7 +300,7 @@ def _with_ci(value: float | None, ci: Interval | None) -> str:
     return _num(value) + (f" [{_num(ci.low)}, {_num(ci.high)}]" if ci is not None else "")
 
 
-def _expert_text(expert: ExpertGate) -> str:
+def expert_text(expert: ExpertGate) -> str:
     """One clause: the chosen measure against the threshold, then the gate's two rates."""
     value, ci = (
         (expert.kappa.kappa, expert.kappa.ci)
@@ -306,4 +332,4 @@ def _line(gated: bool, n_questions: int, expert: ExpertGate | None, reasons: lis
     criteria = (
         f"; per criterion ({', '.join(graded)}) every lower bound at or above the project's {expert.threshold:.2f}"
     )
-    return f"Judge gated: {fixtures}; {_expert_text(expert)}{criteria if graded else ''}."
+    return f"Judge gated: {fixtures}; {expert_text(expert)}{criteria if graded else ''}."

@@ -13,9 +13,10 @@ from gtreview.app.gate_criteria import (
     criteria_details,
     criterion_text,
 )
+from gtreview.app.judge_gate import GradedAnswer, expert_agreement
 from gtreview.core.grading import ComponentKind, settle_awards
 from gtreview.core.rubric import Question
-from gtreview.core.stats import cohens_kappa, kappa_with_interval, weighted_kappa
+from gtreview.core.stats import cohens_kappa, gate_diagnostic, kappa_with_interval, total_agreement, weighted_kappa
 from tests.rubric_factory import question
 
 
@@ -134,3 +135,54 @@ def test_details_say_the_interval_level_and_the_rule() -> None:
     assert details[0].startswith("Per criterion against the expert (criteria pooled by kind; 95% intervals resampling")
     assert details[1:] == [criterion_text(c) for c in criteria]
     assert criteria_details([]) == []
+
+
+def _graded(pairs: list[GradedPair]) -> list[GradedAnswer]:
+    return [
+        GradedAnswer(
+            qid=p.question.id,
+            judge_gate=p.judge_gate,
+            judge_total=sum(p.judge_awards.values()),
+            expert_gate=p.expert_gate,
+            expert_total=sum(p.expert_awards.values()),
+            pair=p,
+        )
+        for p in pairs
+    ]
+
+
+def test_expert_agreement_is_the_gate_s_figures_over_graded_answers() -> None:
+    """The one computation the gate and the judging benchmark read: totals, the gate's
+    two rates and the pooled criteria, each the statistics core's on the same answers."""
+    pairs = _sample()
+    graded = _graded(pairs)
+    expert = expert_agreement(graded, measure="weighted_kappa", threshold=0.6, seed=5)
+    assert expert is not None and expert.n_graded == len(pairs)
+    totals = total_agreement(
+        [g.judge_total for g in graded], [g.expert_total for g in graded], question_ids=[g.qid for g in graded], seed=5
+    )
+    assert expert.kappa == totals.kappa and expert.alpha == totals.alpha
+    assert expert.lower_bound == (totals.kappa.ci.low if totals.kappa.ci else None)
+    assert expert.gate == gate_diagnostic([p.judge_gate for p in pairs], [p.expert_gate for p in pairs])
+    assert expert.criteria == criteria_agreement(pairs, 0.6, seed=5)
+    alpha = expert_agreement(graded, measure="krippendorff_alpha", threshold=0.6, seed=5)
+    assert alpha is not None and alpha.lower_bound == (totals.alpha.ci.low if totals.alpha.ci else None)
+    assert expert_agreement([], measure="weighted_kappa", threshold=0.6) is None
+
+
+def test_expert_agreement_passes_a_faithful_judge_and_fails_a_contrary_one() -> None:
+    pairs = _sample()
+    faithful = [_pair(p.question, _expert_rates(p), _expert_rates(p)) for p in pairs]
+    contrary = [
+        _pair(p.question, (not p.expert_gate, 3 - p.expert_awards["C2"], 4 - p.expert_awards["C3"]), _expert_rates(p))
+        for p in pairs
+    ]
+    good = expert_agreement(_graded(faithful), measure="weighted_kappa", threshold=0.6)
+    bad = expert_agreement(_graded(contrary), measure="weighted_kappa", threshold=0.6)
+    assert good is not None and good.passed and good.kappa.kappa == 1.0
+    assert bad is not None and not bad.passed and not bad.totals_passed
+    assert bad.gate.sensitivity.rate == 0.0 and bad.gate.specificity.rate == 0.0
+
+
+def _expert_rates(pair: GradedPair) -> tuple[bool, int, int]:
+    return (pair.expert_gate, pair.expert_awards["C2"], pair.expert_awards["C3"])

@@ -1,4 +1,4 @@
-"""Keep llama.cpp off an AMX tile unit that faults, and say why a model worker died.
+"""Keep llama.cpp off AMX where its tile kernels fault, and say why a model worker died.
 
 Where the CPU advertises AMX, llama.cpp's native build runs its quantized matrix
 products on the tile unit, and that can fault on the first tile instruction for two
@@ -273,7 +273,7 @@ def likely_cause(signal_number: int, amx: AmxVerdict | None) -> str | None:
     amx_suspect = amx is not None and not amx.deny and amx.state in ("faults", "works", "unknown")
     if signal_number in (signal.SIGSEGV, signal.SIGILL) and amx_suspect:
         return (
-            f"likely cause: the CPU's AMX tile unit faulting under llama.cpp ({FAULT_DOC}); "
+            f"likely cause: llama.cpp's AMX kernels faulting on this machine ({FAULT_DOC}); "
             f"fix: set {POLICY_ENV}=off and run `gtreview doctor`"
         )
     if signal_number == signal.SIGILL:

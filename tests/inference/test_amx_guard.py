@@ -182,7 +182,7 @@ def test_each_deadly_signal_names_its_likely_cause_and_fix() -> None:
     guarded = AmxVerdict("faults", "faulted", deny=True)
     unguarded = AmxVerdict("faults", "faulted (GTREVIEW_AMX=on)", deny=False)
     amx = likely_cause(signal.SIGSEGV, unguarded) or ""
-    assert "AMX tile unit" in amx and "GTREVIEW_AMX=off" in amx and "docs/llama-cpp-amx-fault.md" in amx
+    assert "AMX kernels faulting" in amx and "GTREVIEW_AMX=off" in amx and "docs/llama-cpp-amx-fault.md" in amx
     assert "AMX" not in (likely_cause(signal.SIGSEGV, guarded) or "")
     assert "gtreview doctor" in (likely_cause(signal.SIGSEGV, absent) or "")
     assert "built for another CPU" in (likely_cause(signal.SIGILL, absent) or "")

@@ -3,7 +3,7 @@
 The CLI, saved run plans and result records all name models the same way, so a run
 can be repeated from what it recorded:
 
-    llama:PATH.gguf[?lora=ADAPTER.gguf&scale=1.0&n_gpu_layers=-1&ctx=8192&threads=N&seq=8&timeout=900]
+    llama:PATH.gguf[?lora=ADAPTER.gguf&scale=1.0&n_gpu_layers=-1&ctx=8192&threads=N&seq=8&timeout=900&jump=on]
     hf:OWNER/REPO/FILE.gguf[?same options]   (downloaded into the Hugging Face cache)
     openai:URL#MODEL[?timeout=120]            (vLLM, llama-server, LM Studio)
     anthropic:MODEL
@@ -40,7 +40,7 @@ SPEC_FORMS = (
     "llama:PATH.gguf[?lora=ADAPTER.gguf&n_gpu_layers=-1&ctx=8192], hf:OWNER/REPO/FILE.gguf, "
     "openai:URL#MODEL or anthropic:MODEL"
 )
-LLAMA_OPTIONS = ("lora", "scale", "n_gpu_layers", "ctx", "threads", "seq", "timeout")
+LLAMA_OPTIONS = ("lora", "scale", "n_gpu_layers", "ctx", "threads", "seq", "timeout", "jump")
 OPENAI_OPTIONS = ("timeout",)  # seconds one reply may take (120 unless set): a slow server's long verdicts need more
 DEFAULT_ANSWER_TIMEOUT_S = 900.0
 """How long a local model may go without finishing an answer before its worker is
@@ -95,6 +95,9 @@ class ModelSpec(BaseModel):
     # Option ``timeout``: a local model's worker bound per answer; for ``openai`` how long one
     # reply may take before it is asked again (the client's 120 s unless the spec sets it).
     answer_timeout_s: float = DEFAULT_ANSWER_TIMEOUT_S
+    # Option ``jump``: a local judge feeds the JSON text its verdict grammar forces in one
+    # step (``llama/jump_forward.py``); ``jump=off`` decodes it token by token, as before.
+    jump_forward: bool = True
     url: str | None = None
     model: str | None = None
 
@@ -200,6 +203,10 @@ def _parse_options(text: str, kind: str, query: str, valid: tuple[str, ...] = LL
     ):
         if key in seen:
             options[field] = _integer(text, key, seen[key], minimum)
+    if "jump" in seen:
+        if seen["jump"] not in ("on", "off"):
+            raise ModelSpecError(f"option jump in {text!r} must be on or off (got {seen['jump']!r})")
+        options["jump_forward"] = seen["jump"] == "on"
     if "timeout" in seen:
         options["answer_timeout_s"] = _number(text, "timeout", seen["timeout"])
         if options["answer_timeout_s"] <= 0:
@@ -244,6 +251,7 @@ class _LlamaFactory(Protocol):
         n_gpu_layers: int,
         n_threads: int | None,
         n_seq_max: int | None,
+        jump_forward: bool,
     ) -> CompletionBackend: ...
 
 
@@ -280,6 +288,7 @@ def open_in_process(spec: str | ModelSpec, **overrides: Any) -> CompletionBacken
         "n_gpu_layers": parsed.n_gpu_layers,
         "n_threads": parsed.n_threads,
         "n_seq_max": parsed.n_seq_max if parsed.chose("n_seq_max") else None,
+        "jump_forward": parsed.jump_forward,
     }
     return _llama_factory()(parsed.raw, model_path, **{**settings, **overrides})
 

@@ -53,6 +53,14 @@ def test_llama_spec_with_every_option() -> None:
     assert (spec.n_gpu_layers, spec.n_ctx, spec.n_threads, spec.n_seq_max) == (0, 4096, 6, 16)
 
 
+def test_a_local_judge_may_decode_its_forced_text_token_by_token() -> None:
+    """``jump=off`` turns off jump-forward decoding (the engine's default is on)."""
+    assert parse_model_spec("llama:m.gguf").jump_forward is True
+    assert parse_model_spec("llama:m.gguf?jump=on").jump_forward is True
+    off = parse_model_spec("hf:o/r/m.gguf?jump=off")
+    assert off.jump_forward is False and off.chose("jump_forward")
+
+
 def test_llama_spec_keeps_a_windows_path_and_expands_home() -> None:
     assert parse_model_spec(r"llama:C:\models\m.GGUF").path == Path(r"C:\models\m.GGUF")
     assert parse_model_spec("llama:~/m.gguf").path == Path("~/m.gguf").expanduser()
@@ -131,6 +139,8 @@ def test_spec_is_a_frozen_pydantic_model() -> None:
         ("llama:m.gguf?scale=0.5", "scale in 'llama:m.gguf?scale=0.5' needs a lora adapter"),
         ("llama:m.gguf?lora=a.gguf&scale=nan", "option scale in 'llama:m.gguf?lora=a.gguf&scale=nan' must be a number"),
         ("llama:m.gguf?lora=adapter.safetensors", "must be a .gguf adapter"),
+        ("llama:m.gguf?jump=no", "option jump in 'llama:m.gguf?jump=no' must be on or off (got 'no')"),
+        ("openai:http://h:8080#m?jump=off", "unknown option 'jump' in openai spec"),
         ("hf:just-a-file.gguf", "expected hf:OWNER/REPO/FILE.gguf"),
         ("hf:owner//m.gguf", "expected hf:OWNER/REPO/FILE.gguf"),
         ("hf:owner/repo/README.md", "expected hf:OWNER/REPO/FILE.gguf"),
@@ -184,7 +194,10 @@ def fake_engine(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 def test_open_llama_passes_every_setting(tmp_path: Path, fake_engine: list[dict[str, Any]]) -> None:
     (tmp_path / "base.gguf").write_bytes(b"GGUF")
     (tmp_path / "geo.gguf").write_bytes(b"GGUF")
-    spec = f"llama:{tmp_path}/base.gguf?lora={tmp_path}/geo.gguf&scale=0.75&ctx=2048&seq=4&threads=3&n_gpu_layers=0"
+    spec = (
+        f"llama:{tmp_path}/base.gguf?lora={tmp_path}/geo.gguf&scale=0.75&ctx=2048&seq=4&threads=3&n_gpu_layers=0"
+        "&jump=off"
+    )
     backend = open_in_process(spec)
     assert isinstance(backend, FakeLlamaBackend)
     assert fake_engine == [
@@ -197,6 +210,7 @@ def test_open_llama_passes_every_setting(tmp_path: Path, fake_engine: list[dict[
             "n_gpu_layers": 0,
             "n_threads": 3,
             "n_seq_max": 4,
+            "jump_forward": False,
         }
     ]
 

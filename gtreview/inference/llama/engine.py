@@ -417,11 +417,8 @@ class BatchedLlamaEngine:
 class LlamaBackend:
     """The CompletionBackend (and ScoringBackend) of a local GGUF model in this process.
 
-    Only the model worker child builds one: ``gtreview.inference.factory.open_backend``
-    opens every local model in a worker process, whose child calls
-    ``gtreview.inference.specs.open_in_process`` and so
-    ``LlamaBackend(spec, model_path, lora_path=..., n_ctx=..., ...)``.
-    """
+    Only the model worker child builds one (``factory.open_backend`` opens every local
+    model in a worker, whose child calls ``specs.open_in_process``, and so this)."""
 
     def __init__(
         self,
@@ -434,6 +431,7 @@ class LlamaBackend:
         n_gpu_layers: int = -1,
         n_threads: int | None = None,
         n_seq_max: int | None = None,
+        jump_forward: bool = True,
         verbose: bool = False,
     ) -> None:
         self.spec = spec
@@ -447,6 +445,7 @@ class LlamaBackend:
             n_threads=n_threads,
             verbose=verbose,
         )
+        self.engine.jump_forward = jump_forward
 
     def describe(self) -> dict[str, Any]:
         return {"spec": self.spec, **self.engine.describe()}

@@ -261,3 +261,27 @@ def test_forced_runs_are_counted_in_the_cells_a_request_holds(plain_gguf: Path) 
     for result in results:
         assert result.finish_reason == "stop", result.error
         check_reply(result.text)
+
+
+def test_a_spec_turns_jumping_off_and_the_verdict_records_it(plain_gguf: Path) -> None:
+    """``jump=off`` on a local spec: the backend decodes every forced token in a step of
+    its own, says so in its description (kept with every verdict), and still replies
+    with valid verdicts."""
+    from gtreview.inference.specs import open_in_process
+
+    decoded = {}
+    for option in ("", "&jump=off"):
+        backend = open_in_process(f"llama:{plain_gguf}?ctx=4096&seq=2&threads=2{option}")
+        try:
+            results = backend.complete_batch(requests(2, max_tokens=200))
+            forced = backend.engine.stats.forced_tokens  # type: ignore[attr-defined]
+            decoded[option] = (backend.describe()["jump_forward"], forced, results)
+        finally:
+            backend.close()
+    jumped, forced, _ = decoded[""]
+    assert jumped is True and forced > 0
+    assert decoded["&jump=off"][:2] == (False, 0)
+    for _, _, results in decoded.values():
+        for result in results:
+            assert result.finish_reason == "stop", result.error
+            check_reply(result.text)

@@ -20,7 +20,7 @@ MAX_LINES = 400
 OVERSIZE = {
     "gtreview/core/stats/raters.py": 778,
     "gtreview/core/validation.py": 568,
-    "gtreview/inference/llama/engine.py": 474,
+    "gtreview/inference/llama/engine.py": 475,
     "gtreview/inference/worker.py": 726,
     "gtreview/report/release.py": 492,
     "gtreview/results/loader.py": 552,

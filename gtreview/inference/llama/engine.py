@@ -119,6 +119,7 @@ class BatchedLlamaEngine:
         self.stats = EngineStats(slots=n_seq_max)  # summed over calls; a benchmark reads differences
         self.lazy_grammar = True  # False: the grammar filters the whole vocabulary every step
         self.jump_forward = True  # False: text the grammar forces is decoded a token a step
+        self.numpy_top_p = True  # False: llama.cpp's chain draws top-p too (llama.nucleus)
         self.max_output_bytes = bounds.MAX_OUTPUT_BYTES  # per answer (llama.bounds); a test may lower it
         self._on_result: ResultCallback | None = None
         self._native = native.NativeHandles()

@@ -51,6 +51,9 @@ def describe_engine(engine: BatchedLlamaEngine) -> dict[str, Any]:
         # same text as a token a step, possibly other token boundaries, so recorded with every
         # verdict. (A vocabulary that puts a space before text it tokenizes never jumps.)
         "jump_forward": engine.jump_forward,
+        # Seeded top-p without top-k is drawn by llama.nucleus (numpy, PCG64 per seed), not
+        # llama.cpp's generator: the same seed gives another reply than llama.cpp's chain would.
+        "top_p_sampler": "gtreview-numpy-pcg64" if engine.numpy_top_p else "llama.cpp",
         "llama_cpp": llama_cpp.llama_version().decode("utf-8", errors="replace"),
         "llama_cpp_python": llama_cpp.__version__,
     }

@@ -6,7 +6,9 @@ against every live grammar stack. On a real model that made grammar-constrained
 decoding about 4x slower than free decoding. llama.cpp's ``common_sampler_sample``
 avoids it, and so does :class:`SequenceSampler`:
 
-1. sample from the plain chain (greedy, or top-k/top-p/temperature/seeded dist);
+1. sample from the plain chain (greedy, or top-k/top-p/temperature/seeded dist), or for
+   top-p without top-k from :class:`~.nucleus.NucleusSampler` (the same rules in numpy,
+   without sorting the vocabulary);
 2. offer only that token to the grammar (a one-candidate array): a good model's choice
    is almost always allowed, and then the step costs one token's check;
 3. only when the grammar rejects it, let the grammar filter the vocabulary and sample
@@ -35,6 +37,7 @@ import numpy as np
 from gtreview.inference.backend import Sampling
 from gtreview.inference.llama import native as native
 from gtreview.inference.llama.jump_forward import CharacterProbe
+from gtreview.inference.llama.nucleus import NucleusSampler
 
 # Greedy, after a rejection: offer the grammar the best 64 tokens, then 4096, then 32768,
 # before the whole vocabulary (ranked 4096 at a time: one argpartition serves the first two).
@@ -68,9 +71,17 @@ class Candidates:
         self.array.selected = -1
         self.array.sorted = False
 
+    def logits(self, ctx: Any, index: int) -> Any:
+        """The logits of output ``index`` of the last decode, where llama.cpp keeps them (no copy)."""
+        return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, index), shape=(self.n_vocab,))
+
+    def loaded_logits(self) -> Any:
+        """The logits :meth:`load` wrote, by token id, as a filter (the grammar) left them."""
+        return self._view["logit"][: self.array.size]
+
     def rank_top(self, ctx: Any, index: int, k: int) -> None:
         """Find the ``k`` highest logits of output ``index``, highest first (for :meth:`load_top`)."""
-        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, index), shape=(self.n_vocab,))
+        logits = self.logits(ctx, index)
         k = min(k, self.n_vocab)
         top = np.argpartition(logits, self.n_vocab - k)[self.n_vocab - k :]
         self._top = top[np.argsort(-logits[top], kind="stable")]
@@ -116,13 +127,17 @@ class SequenceSampler:
         *,
         lazy: bool = True,
         probe: CharacterProbe | None = None,
+        numpy_top_p: bool = True,
     ) -> None:
         """``lazy=False`` puts the grammar first in the chain instead (every step filters
         the whole vocabulary): the reference the lazy check is measured and tested against.
         ``probe``: jump forward over the text the grammar forces (:mod:`.jump_forward`);
-        only with the lazy grammar, which is a sampler of its own."""
+        only with the lazy grammar, which is a sampler of its own. ``numpy_top_p=False``
+        keeps llama.cpp's chain for top-p too (the benchmark's before)."""
         self.vocab = vocab
-        self.chain = native.new_sampler(vocab, sampling, None if lazy else grammar)
+        takes = numpy_top_p and lazy and NucleusSampler.takes(sampling)
+        self.nucleus = NucleusSampler(sampling) if takes else None
+        self.chain = None if takes else native.new_sampler(vocab, sampling, None if lazy else grammar)
         self.greedy = sampling.temperature <= 0
         self.full_filters = 0  # rejections that filtered the whole vocabulary
         self.grammar: Any = None
@@ -151,7 +166,13 @@ class SequenceSampler:
     def sample(self, ctx: Any, index: int) -> int | None:
         """The next token for output ``index`` of the last decode; None when the grammar
         admits no token at all."""
-        token = int(llama_cpp.llama_sampler_sample(self.chain, ctx, index))
+        if self.nucleus is not None:
+            drawn = self.nucleus.draw(self.candidates.logits(ctx, index))
+            if drawn is None:  # no finite logit: nothing to offer the grammar either
+                return None
+            token = drawn
+        else:
+            token = int(llama_cpp.llama_sampler_sample(self.chain, ctx, index))
         if self.grammar is None:
             return token
         if not self.allows(token):
@@ -175,10 +196,15 @@ class SequenceSampler:
             llama_cpp.llama_sampler_apply(self.grammar, candidates.pointer)
             if not candidates.any_allowed():
                 return None
-            # The chain's samplers keep no state that accepting a token changes (greedy,
-            # top-k/top-p, temperature; dist only advances its generator when applied).
-            llama_cpp.llama_sampler_apply(self.chain, candidates.pointer)
-            token = candidates.selected()
+            if self.nucleus is not None:
+                drawn = self.nucleus.draw(candidates.loaded_logits())
+                assert drawn is not None  # any_allowed: a finite logit is left
+                token = drawn
+            else:
+                # The chain's samplers keep no state that accepting a token changes (greedy,
+                # top-k/top-p, temperature; dist only advances its generator when applied).
+                llama_cpp.llama_sampler_apply(self.chain, candidates.pointer)
+                token = candidates.selected()
         llama_cpp.llama_sampler_accept(self.grammar, token)
         return token
 

@@ -325,6 +325,7 @@ class Scheduler:
                     engine._candidates,
                     lazy=engine.lazy_grammar,
                     probe=engine.probe if engine.jump_forward and job.grammar is not None else None,
+                    numpy_top_p=engine.numpy_top_p,
                 )
             except ValueError as exc:
                 job.finish, job.error = "error", str(exc)

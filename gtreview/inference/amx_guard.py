@@ -81,21 +81,26 @@ def _probe_child() -> None:
 
 
 def run_kernel_check() -> int:
-    """Run this llama.cpp build's AMX kernels: a tiny random Q8_0 model (quantized, with
-    shapes ggml's AMX matrix product takes) evaluates a prompt. Returns 0 when it ran,
-    4 when the build has no AMX kernels. A faulting kernel kills the calling process:
-    call this in a child only."""
+    """Run this llama.cpp build's AMX kernels: the engine answers one prompt on a tiny
+    random Q8_0 model (quantized, with shapes ggml's AMX matrix product takes), as a
+    model worker would. Returns 0 when it ran, 4 when the build has no AMX kernels. A
+    faulting kernel kills the calling process: call this in a child only."""
     import llama_cpp
 
+    from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
+    from gtreview.inference.llama.engine import BatchedLlamaEngine
     from gtreview.inference.tiny_model import write_tiny_llama_gguf
 
     if "AMX_INT8 = 1" not in llama_cpp.llama_print_system_info().decode("utf-8", "replace"):
         return _NO_AMX_KERNELS
+    prompt = "Where does the gold lie in a saddle reef, and why there? " * 3  # many rows: the tile path
     with tempfile.TemporaryDirectory(prefix="gtreview-amx-") as folder:
         path = write_tiny_llama_gguf(Path(folder) / "amx-check-q8_0.gguf", q8_0=True, ctx=256)
-        model = llama_cpp.Llama(str(path), n_ctx=128, n_batch=64, n_threads=1, verbose=False)
-        model.eval(list(range(1, 33)))  # a 32-token prompt: the tile path, not the one-row fast path
-        model.close()
+        with BatchedLlamaEngine(path, n_seq_max=1, n_ctx=256, n_threads=1) as engine:
+            request = CompletionRequest(
+                messages=[ChatMessage(role="user", content=prompt)], sampling=Sampling(max_tokens=2)
+            )
+            engine.generate([request])
     return 0
 
 

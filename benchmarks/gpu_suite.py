@@ -167,6 +167,7 @@ def decode_args(model: str, level: int, s: Settings) -> list[str]:
     return [
         "benchmarks/bench_decode.py",
         f"--batched-bench={s.llama_bin / 'llama-batched-bench'}",
+        "--samplers=llama,numpy",
         f"--model={model}",
         f"--levels={level}",
         f"--tokens={s.tokens}",
@@ -209,9 +210,11 @@ PARSERS: dict[str, Callable[[str], Outcome]] = {
         _number(r"^judge\s+engine\s+[\d.]+\s+\d+ \S+\s+[\d.]+\s+([\d.]+)$", out),
         _line(r"engine/server speed [\d.]+x", out),
     ),
-    "decode": lambda out: Outcome(  # the engine's decode steps against batched-bench's S_TG
-        _number(r"^\s*\d+\s+[\d.]+\s+([\d.]+)\s+[\d.]+\s+[\d.]+x", out),
-        _line(r"[\d.]+x\s+[\d.]+x", out),
+    "decode": lambda out: Outcome(  # the engine's decode steps (numpy top-p) against batched-bench's S_TG
+        _number(r"^\s*\d+\s+numpy\s+[\d.]+\s+([\d.]+)\s", out),
+        _line(r"^\s*\d+\s+numpy\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+x", out)
+        + " "
+        + _line(r"numpy / llama: engine step [\d.]+x", out),
     ),
 }
 ARGS: dict[str, Callable[[str, int, Settings], list[str]]] = {

@@ -88,7 +88,7 @@ def run_kernel_check() -> int:
     import llama_cpp
 
     from gtreview.inference.backend import ChatMessage, CompletionRequest, Sampling
-    from gtreview.inference.llama.engine import BatchedLlamaEngine
+    from gtreview.inference.llama import BatchedLlamaEngine
     from gtreview.inference.tiny_model import write_tiny_llama_gguf
 
     if "AMX_INT8 = 1" not in llama_cpp.llama_print_system_info().decode("utf-8", "replace"):

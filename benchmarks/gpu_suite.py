@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CUDA_BUILD = (
-    'CMAKE_ARGS="-DGGML_CUDA=on" .venv/bin/pip install --force-reinstall --no-cache-dir --no-deps '
+    'CMAKE_ARGS="-DGGML_CUDA=on -DGGML_NATIVE=OFF" .venv/bin/pip install --force-reinstall --no-cache-dir --no-deps '
     "llama-cpp-python==0.3.36"
 )
 BENCHES = ("generation", "judging", "probes", "membership", "pass", "decode")

@@ -268,7 +268,8 @@ def _signal_name(number: int) -> str:
 
 
 REINSTALL_HERE = (
-    "pip install --force-reinstall --no-cache-dir --no-deps --no-binary llama-cpp-python llama-cpp-python==0.3.36"
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-cache-dir --no-deps '
+    "--no-binary llama-cpp-python llama-cpp-python==0.3.36"
 )
 
 

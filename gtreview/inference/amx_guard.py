@@ -154,7 +154,8 @@ def run_probe(
     if code == 0:
         return "works", "the CPU advertises AMX; its tile instructions and llama.cpp's AMX kernels run"
     if code == _NO_AMX_KERNELS:
-        return "works", "the CPU advertises AMX and its tile instructions run; this llama.cpp build has no AMX kernels"
+        # Nothing of AMX in the build (the README's portable install): no AMX to suspect.
+        return "absent", "the CPU advertises AMX, but this llama.cpp build has no AMX kernels"
     if code < 0:
         return "faults", (
             f"the CPU advertises AMX and its tile instructions run, but this llama.cpp build's AMX kernels fault "

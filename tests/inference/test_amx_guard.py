@@ -67,7 +67,7 @@ def kernels_never_asked() -> None:
         (probe_that_faults, kernels_never_asked, "faults", True, "tile instructions fault (SIGSEGV)"),
         (probe_that_is_refused, kernels_never_asked, "refused", False, "refuses tile permission"),
         (probe_that_runs, kernels_that_run, "works", False, "llama.cpp's AMX kernels run"),
-        (probe_that_runs, build_without_kernels, "works", False, "this llama.cpp build has no AMX kernels"),
+        (probe_that_runs, build_without_kernels, "absent", False, "this llama.cpp build has no AMX kernels"),
         (probe_that_runs, kernels_that_fault, "faults", True, "this llama.cpp build's AMX kernels fault (SIGSEGV"),
     ],
 )
